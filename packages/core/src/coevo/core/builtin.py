@@ -1,0 +1,10 @@
+"""Entry point of coevo-core in the ``coevo.plugins`` group: registers core's own components."""
+
+
+def register() -> None:
+    # Importing these modules runs their @registry.register decorators.
+    import coevo.core.algos.advantages  # noqa: F401
+    import coevo.core.algos.grpo  # noqa: F401
+    import coevo.core.algos.sft  # noqa: F401
+    import coevo.core.policy.builders  # noqa: F401
+    import coevo.core.rollout.hf_engine  # noqa: F401

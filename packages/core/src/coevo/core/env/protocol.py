@@ -1,0 +1,108 @@
+"""The environment protocol every coevo environment implements.
+
+An environment instance plays one episode at a time. Tasks are addressed by ``(split, index)``
+and are deterministic: ``reset(env.task(split, i))`` always produces the identical initial
+state, which GRPO groups, RSIPO replays and EVOHEIR's fresh-evidence checks rely on.
+``snapshot()``/``restore()`` capture and return to any mid-episode state.
+
+Text conventions follow ALFWorld: ``reset`` returns the first observation (which states the
+goal), ``step`` takes the action text and answers with the next observation; an inadmissible
+action is answered with the environment's ``invalid_observation`` and does not change the state.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Task:
+    """One deterministic task of an environment."""
+
+    env: str  # registry name of the environment, e.g. "household"
+    split: str  # "train", "eval_in_distribution", "eval_out_of_distribution", ...
+    index: int  # position within the split
+    task_type: str  # e.g. "pick_and_place_simple"; per-type metrics group by it
+    seed: int  # the seed the initial state is generated from
+
+    @property
+    def task_id(self) -> str:
+        return f"{self.env}/{self.split}/{self.index}"
+
+
+@dataclass
+class StepResult:
+    observation: str
+    reward: float
+    done: bool
+    won: bool = False
+    invalid: bool = False  # the action was not admissible / could not be parsed
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class Environment(ABC):
+    """A text environment playing one episode at a time (not thread-safe; one per episode)."""
+
+    #: registry name
+    name: ClassVar[str] = ""
+    #: all task types this environment can produce, in a stable order (for per-type metrics)
+    task_types: ClassVar[tuple[str, ...]] = ()
+    #: the splits ``task()`` accepts
+    splits: ClassVar[tuple[str, ...]] = ("train", "eval_in_distribution", "eval_out_of_distribution")
+    #: observation returned for an inadmissible or malformed action
+    invalid_observation: ClassVar[str] = "Nothing happens."
+
+    #: steps after which an episode ends unsuccessfully
+    max_steps: int = 30
+
+    # -- tasks --------------------------------------------------------------------------------
+    @abstractmethod
+    def task(self, split: str, index: int) -> Task:
+        """The ``index``-th task of ``split`` (deterministic)."""
+
+    @abstractmethod
+    def num_tasks(self, split: str) -> int | None:
+        """How many tasks ``split`` holds; ``None`` for a procedurally unbounded split."""
+
+    # -- episode ------------------------------------------------------------------------------
+    @abstractmethod
+    def reset(self, task: Task) -> str:
+        """Start ``task`` from its initial state; return the first observation."""
+
+    @abstractmethod
+    def step(self, action: str) -> StepResult:
+        """Apply ``action``; an inadmissible action returns ``invalid_observation``, invalid=True."""
+
+    @abstractmethod
+    def admissible_actions(self) -> list[str]:
+        """The commands that are valid in the current state (ALFWorld's admissible commands)."""
+
+    @property
+    @abstractmethod
+    def goal(self) -> str:
+        """The task sentence of the current episode, e.g. "put some apple on countertop 1"."""
+
+    @abstractmethod
+    def snapshot(self) -> Any:
+        """An opaque object from which ``restore`` rebuilds exactly the current state."""
+
+    @abstractmethod
+    def restore(self, snapshot: Any) -> None:
+        """Return to the state captured by ``snapshot``."""
+
+    # -- optional helpers ---------------------------------------------------------------------
+    def memory(self) -> str | None:
+        """A compact summary of what the agent has observed so far (e.g. "seen: fridge 1 (apple 1)").
+
+        Built only from observations the agent has received. ``None`` when unsupported.
+        """
+        return None
+
+    def expert_action(self) -> str | None:
+        """The next action of this environment's expert (for warm-start data); ``None`` if none."""
+        return None
+
+    def close(self) -> None:
+        """Release external resources (subprocesses, files)."""

@@ -1,0 +1,200 @@
+"""Typed plugin registries and entry-point discovery.
+
+Components register by decorator into one of the typed registries below
+(``algorithms``, ``envs``, ``rollout_engines`` ...). Installed distributions extend them through
+one entry point each in the group ``coevo.plugins`` that names a ``register()`` function; core
+calls every such function lazily, on the first lookup in a process, so discovery works the same
+in a worker or an FSDP rank as in the launching process.
+
+Heavy optional backends register as an import string (``"pkg.module:Class"``) and are imported
+only when chosen. A miss names what is installed, a duplicate raises, and a plugin that fails to
+import is reported by distribution name without taking the other plugins down.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Generic, TypeVar
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "coevo.plugins"
+
+T = TypeVar("T")
+
+
+class RegistryError(LookupError):
+    """Unknown or duplicate component name."""
+
+
+@dataclass
+class PluginRecord:
+    """What discovery found for one installed distribution."""
+
+    distribution: str
+    version: str
+    entry_point: str
+    error: str | None = None
+    registered: list[tuple[str, str]] = field(default_factory=list)  # (registry kind, name)
+
+
+@dataclass
+class _Entry:
+    target: Any  # the object, or an import string "module:attr" resolved on first use
+    distribution: str | None
+
+
+class Registry(Generic[T]):
+    """A name → component map of one kind (e.g. ``algorithm``)."""
+
+    def __init__(self, kind: str, hints: dict[str, str] | None = None):
+        self.kind = kind
+        self._entries: dict[str, _Entry] = {}
+        # name → distribution that provides it, for "pip install ..." advice on a miss
+        self.hints: dict[str, str] = dict(hints or {})
+
+    def register(self, name: str, target: T | str | None = None) -> Callable[[T], T] | T:
+        """Register ``target`` under ``name``; usable as ``@registry.register("name")``.
+
+        ``target`` may be an import string ``"package.module:Attr"`` for heavy backends.
+        """
+        if target is not None:
+            self._add(name, target)
+            return target
+
+        def decorator(obj: T) -> T:
+            self._add(name, obj)
+            return obj
+
+        return decorator
+
+    def _add(self, name: str, target: Any) -> None:
+        if not isinstance(name, str) or not name:
+            raise RegistryError(f"{self.kind} names must be non-empty strings, got {name!r}")
+        if name in self._entries:
+            previous = self._entries[name]
+            if previous.target is target:
+                return  # re-import of the same module registering the same object
+            owner = previous.distribution or "this process"
+            raise RegistryError(
+                f"duplicate {self.kind} '{name}': already registered by {owner}; "
+                f"choose another name or uninstall one of the two plugins"
+            )
+        dist = _current_distribution
+        self._entries[name] = _Entry(target, dist)
+        if _current_record is not None:
+            _current_record.registered.append((self.kind, name))
+
+    def get(self, name: str) -> T:
+        """The component called ``name``; raises a RegistryError listing the installed names."""
+        discover()
+        entry = self._entries.get(name)
+        if entry is None:
+            installed = sorted(self._entries)
+            message = f"unknown {self.kind} '{name}'; installed: {installed}"
+            if name in self.hints:
+                message += f". '{name}' is provided by {self.hints[name]}: pip install {self.hints[name]}"
+            broken = [r for r in _records.values() if r.error]
+            if broken:
+                message += "; plugins that failed to load: " + ", ".join(r.distribution for r in broken)
+            raise RegistryError(message)
+        if isinstance(entry.target, str):
+            entry.target = _import_string(entry.target, self.kind, name)
+        return entry.target
+
+    def names(self) -> list[str]:
+        discover()
+        return sorted(self._entries)
+
+    def distribution_of(self, name: str) -> str | None:
+        discover()
+        entry = self._entries.get(name)
+        return entry.distribution if entry else None
+
+    def __contains__(self, name: str) -> bool:
+        discover()
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (tests and interactive use)."""
+        self._entries.pop(name, None)
+
+
+def _import_string(spec: str, kind: str, name: str) -> Any:
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise RegistryError(
+            f"{kind} '{name}' needs '{module_name}', which failed to import ({exc}); "
+            f"install its optional dependencies"
+        ) from exc
+    return getattr(module, attr) if attr else module
+
+
+# The typed registries. Names of components that live in known packages are hinted so that a
+# miss can say what to install.
+algorithms: Registry = Registry(
+    "algorithm",
+    hints={
+        "rsipo": "coevo-rsipo", "opsd": "coevo-rsipo", "grpo_opsd": "coevo-rsipo",
+        "skill_grpo": "coevo-rsipo", "skill_prompt": "coevo-rsipo",
+        "rao": "coevo-rao", "evoheir": "coevo-evoheir", "heircommit": "coevo-evoheir",
+    },
+)
+envs: Registry = Registry(
+    "env",
+    hints={name: "coevo-envs" for name in ("household", "alfworld", "search", "math")},
+)
+models: Registry = Registry("model")
+rollout_engines: Registry = Registry("rollout engine")
+callbacks: Registry = Registry("callback")
+advantages: Registry = Registry("advantage estimator")
+losses: Registry = Registry("loss")
+
+REGISTRIES: dict[str, Registry] = {
+    r.kind: r for r in (algorithms, envs, models, rollout_engines, callbacks, advantages, losses)
+}
+
+# ---------------------------------------------------------------------------------------------
+# Discovery
+_records: dict[str, PluginRecord] = {}
+_discovered = False
+_current_distribution: str | None = None
+_current_record: PluginRecord | None = None
+
+
+def discover(force: bool = False) -> dict[str, PluginRecord]:
+    """Call every installed ``coevo.plugins`` entry point once; return what was found."""
+    global _discovered, _current_distribution, _current_record
+    if _discovered and not force:
+        return _records
+    _discovered = True
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist_name = ep.dist.name if ep.dist is not None else ep.name
+        version = ep.dist.version if ep.dist is not None else "?"
+        if dist_name in _records and not force:
+            continue
+        record = PluginRecord(dist_name, version, ep.value)
+        _records[dist_name] = record
+        _current_distribution, _current_record = dist_name, record
+        try:
+            register = ep.load()
+            register()
+        except Exception as exc:  # a broken plugin must not take the others down
+            record.error = f"{type(exc).__name__}: {exc}"
+            log.warning("coevo plugin %s failed to load: %s", dist_name, record.error)
+        finally:
+            _current_distribution, _current_record = None, None
+    return _records
+
+
+def plugin_records() -> list[PluginRecord]:
+    return sorted(discover().values(), key=lambda r: r.distribution)
