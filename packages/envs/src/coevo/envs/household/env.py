@@ -1,0 +1,175 @@
+"""The ``household`` environment: ALFWorld-like rooms, generated procedurally, in pure Python.
+
+Each task is a room with numbered receptacles and objects and one of ALFWorld's six task types,
+played with ALFWorld's command grammar and wording (json_2.1.1: ``put X in/on Y``), so that a
+policy trained here can be evaluated on real ALFWorld. Steps take microseconds
+(``python -m coevo.envs.household`` measures them). Difficulty is set by ``HouseholdEnv.Config``;
+the defaults are small enough for a ~3M-parameter model to learn in minutes on a CPU.
+
+With the oracle's search, a task needs at most about ``2 * num_receptacles + 7`` steps; keep
+``max_steps`` at least that when raising ``num_receptacles``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coevo.core import registry
+from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.envs.household import wording
+from coevo.envs.household.catalog import TASK_TYPES
+from coevo.envs.household.commands import admissible_commands, apply_command
+from coevo.envs.household.generation import generate_world
+from coevo.envs.household.goals import is_goal_met
+from coevo.envs.household.oracle import ObservableOracle
+from coevo.envs.household.tasks import task_seed, task_type_at
+from coevo.envs.household.world import World
+
+EVAL_SPLITS = ("eval_in_distribution", "eval_out_of_distribution")
+
+
+def _default_task_types() -> list[str]:
+    return ["pick_and_place_simple", "pick_clean_then_place_in_recep", "pick_heat_then_place_in_recep"]
+
+
+@registry.envs.register("household")
+class HouseholdEnv(Environment):
+    """Procedurally generated ALFWorld-like household tasks with an observable oracle."""
+
+    name = "household"
+    task_types = TASK_TYPES
+
+    @dataclass
+    class Config:
+        seed: int = 0  # base seed; each task's seed is derived from (split, index, seed)
+        task_types: list[str] = field(default_factory=_default_task_types)  # round-robin by index
+        num_receptacles: int = 6  # receptacles per room (the task's needs included)
+        max_per_kind: int = 2  # at most this many receptacles of one kind (cabinet 1, cabinet 2)
+        num_objects: int = 2  # distractor objects besides the goal object(s)
+        closed_fraction: float = 0.5  # chance an openable receptacle starts closed (ALFWorld: 1.0)
+        usual_place_prob: float = 0.75  # chance an object starts where its kind is usually kept
+        goal_variants: bool = True  # use both of ALFWorld's phrasings per task type (else the first)
+        max_steps: int = 20  # episode ends unsuccessfully after this many steps
+        eval_in_distribution_size: int = 60  # tasks in split "eval_in_distribution"
+        eval_out_of_distribution_size: int = 60  # tasks in split "eval_out_of_distribution"
+
+    def __init__(self, config: Config | None = None):
+        self.config = config if config is not None else self.Config()
+        unknown = [t for t in self.config.task_types if t not in TASK_TYPES]
+        if unknown or not self.config.task_types:
+            raise ValueError(f"task_types must be a non-empty subset of {list(TASK_TYPES)}; got {unknown}")
+        if self.config.num_receptacles < 4:
+            raise ValueError("num_receptacles must be at least 4 (target, appliance, lamp holder, hideout)")
+        self.max_steps = self.config.max_steps
+        self._world: World | None = None
+        self._oracle = ObservableOracle()
+        self._admissible: list[str] | None = None  # cache for the current state
+        self._steps = 0
+        self._done = False
+        self._task: Task | None = None
+
+    # -- tasks ----------------------------------------------------------------------------------
+    def num_tasks(self, split: str) -> int | None:
+        if split == "train":
+            return None
+        if split == "eval_in_distribution":
+            return self.config.eval_in_distribution_size
+        if split == "eval_out_of_distribution":
+            return self.config.eval_out_of_distribution_size
+        raise ValueError(f"unknown split {split!r}; household has {list(self.splits)}")
+
+    def task(self, split: str, index: int) -> Task:
+        size = self.num_tasks(split)
+        if index < 0 or (size is not None and index >= size):
+            raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
+        return Task(
+            env=self.name,
+            split=split,
+            index=index,
+            task_type=task_type_at(index, self.config.task_types),
+            seed=task_seed(split, index, self.config.seed),
+        )
+
+    # -- episode --------------------------------------------------------------------------------
+    def reset(self, task: Task) -> str:
+        c = self.config
+        self._world = generate_world(
+            task.task_type,
+            task.split,
+            task.seed,
+            num_receptacles=c.num_receptacles,
+            max_per_kind=c.max_per_kind,
+            num_objects=c.num_objects,
+            closed_fraction=c.closed_fraction,
+            usual_place_prob=c.usual_place_prob,
+            goal_variants=c.goal_variants,
+        )
+        self._task = task
+        self._steps = 0
+        self._done = False
+        self._admissible = None
+        observation = wording.intro(self._world)
+        self._oracle.observe(observation)
+        return observation
+
+    def step(self, action: str) -> StepResult:
+        world = self._require_world()
+        if self._done:
+            return StepResult(self.invalid_observation, 0.0, done=True, invalid=True, info={"steps": self._steps})
+        self._steps += 1
+        command = " ".join(action.lower().split())
+        invalid = command not in self.admissible_actions()
+        if invalid:
+            observation = self.invalid_observation
+        else:
+            observation = apply_command(world, command)
+            self._admissible = None
+            self._oracle.observe(observation)
+        won = not invalid and is_goal_met(world)
+        self._done = won or self._steps >= self.max_steps
+        info = {"steps": self._steps}
+        return StepResult(observation, 1.0 if won else 0.0, done=self._done, won=won, invalid=invalid, info=info)
+
+    def admissible_actions(self) -> list[str]:
+        if self._admissible is None:
+            self._admissible = admissible_commands(self._require_world())
+        return list(self._admissible)
+
+    @property
+    def goal(self) -> str:
+        return self._require_world().layout.goal.sentence
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def steps_taken(self) -> int:
+        return self._steps
+
+    def snapshot(self) -> Any:
+        world = self._require_world()
+        return (world.layout, world.snapshot(), self._oracle.memory.copy(), self._steps, self._done, self._task)
+
+    def restore(self, snapshot: Any) -> None:
+        layout, world_state, memory, self._steps, self._done, self._task = snapshot
+        if self._world is None or self._world.layout is not layout:
+            self._world = World(layout=layout, contents={}, opened=set())
+        self._world.restore(world_state)
+        self._oracle = ObservableOracle(memory.copy())
+        self._admissible = None
+
+    # -- helpers --------------------------------------------------------------------------------
+    def memory(self) -> str | None:
+        return self._oracle.memory.render()
+
+    def expert_action(self) -> str | None:
+        if self._world is None or self._done:
+            return None
+        return self._oracle.act(self.admissible_actions())
+
+    def _require_world(self) -> World:
+        if self._world is None:
+            raise RuntimeError("call reset(task) before stepping the household environment")
+        return self._world

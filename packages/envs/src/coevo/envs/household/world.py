@@ -1,0 +1,69 @@
+"""The hidden state of one household episode: what is where, what is open, what the agent holds.
+
+``Layout`` is fixed for the episode (the room and the goal); ``World`` adds the mutable part.
+Mutation happens only in ``commands.apply_command``; ``snapshot``/``restore`` copy the mutable
+part only, so steps never copy anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What the task asks, in catalog terms."""
+
+    task_type: str
+    object_kind: str  # e.g. "apple"
+    target_kind: str  # receptacle kind to put it in/on; "" for look_at_obj_in_light
+    sentence: str  # ALFWorld's task sentence without "Your task is to: " and the final period
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The immutable part of an episode."""
+
+    receptacles: tuple[str, ...]  # in the order the room description lists them
+    openable: frozenset[str]  # receptacles that can be opened and closed
+    lamp: str  # "desklamp 1", or "" when the room has no lamp
+    goal: Goal
+
+
+@dataclass
+class World:
+    """The mutable part of an episode; ``contents`` keeps every receptacle's objects in order."""
+
+    layout: Layout
+    contents: dict[str, list[str]]  # receptacle → objects in/on it (the lamp included)
+    opened: set[str]  # openable receptacles that are open now
+    states: dict[str, frozenset[str]] = field(default_factory=dict)  # object → {"clean","hot","cool"}
+    agent_at: str = ""  # receptacle the agent stands at; "" = the middle of the room
+    holding: str = ""  # the object in the agent's hand; "" = nothing
+    lamp_on: bool = False
+
+    def is_accessible(self, receptacle: str) -> bool:
+        """Whether objects in/on ``receptacle`` can be seen, taken and put (open, or not openable)."""
+        return receptacle not in self.layout.openable or receptacle in self.opened
+
+    def receptacle_of_lamp(self) -> str:
+        lamp = self.layout.lamp
+        if not lamp:
+            return ""
+        return next((r for r, objs in self.contents.items() if lamp in objs), "")
+
+    def snapshot(self) -> tuple:
+        return (
+            {r: list(objs) for r, objs in self.contents.items()},
+            set(self.opened),
+            dict(self.states),
+            self.agent_at,
+            self.holding,
+            self.lamp_on,
+        )
+
+    def restore(self, snapshot: tuple) -> None:
+        contents, opened, states, self.agent_at, self.holding, self.lamp_on = snapshot
+        self.contents = {r: list(objs) for r, objs in contents.items()}
+        self.opened = set(opened)
+        self.states = dict(states)

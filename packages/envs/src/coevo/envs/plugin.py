@@ -1,0 +1,8 @@
+"""Entry point of the coevo-envs distribution: importing an environment registers it."""
+
+from __future__ import annotations
+
+
+def register() -> None:
+    """Called once by ``coevo.core.registry.discover``; each import registers by decorator."""
+    from coevo.envs.household import env  # noqa: F401  (the decorator registers "household")
