@@ -1,0 +1,1 @@
+"""Generic Lightning callbacks of coevo-core (each registered in ``registry.callbacks``)."""

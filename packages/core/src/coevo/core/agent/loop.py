@@ -1,0 +1,173 @@
+"""The multi-turn agent loop: drive a batch of environments with a rollout engine.
+
+Each turn, every unfinished episode gets a prompt built from its history; the engine either
+samples a free-form reply (``mode="generate"``) or scores every admissible command as a
+candidate reply and samples one from the softmax over their log-likelihoods (``mode="choose"``).
+The chosen candidate's tokens and per-token log-probs are recorded exactly like generated ones,
+so both modes train the same way. Malformed replies cost ``invalid_penalty`` and are answered
+with the environment's invalid-action observation; they never raise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from coevo.core.agent.parsing import format_action, parse_action
+from coevo.core.agent.prompt import PromptSettings, build_messages
+from coevo.core.agent.types import Episode, Turn
+from coevo.core.env.protocol import Environment, Task
+from coevo.core.policy.conversation import render_prompt
+from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
+
+MODES = ("generate", "choose")
+
+
+@dataclass
+class AgentSettings:
+    mode: str = "choose"  # "generate": free text; "choose": softmax over admissible commands
+    prompt: PromptSettings = field(default_factory=PromptSettings)
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    invalid_penalty: float = 0.1  # subtracted from the return per invalid action
+    max_turns: int | None = None  # defaults to the environment's max_steps
+    choice_temperature: float = 1.0  # temperature of the softmax over candidate log-likelihoods
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"agent.mode: unknown mode '{self.mode}'; choose one of {list(MODES)}")
+
+
+@dataclass
+class _Live:
+    episode: Episode
+    env: Environment
+    first_observation: str
+    history: list[tuple[str, str]] = field(default_factory=list)
+    done: bool = False
+
+
+class AgentLoop:
+    def __init__(self, engine: RolloutEngine, tokenizer, settings: AgentSettings):
+        self.engine = engine
+        self.tokenizer = tokenizer
+        self.settings = settings
+        self.eos_id = tokenizer.eos_token_id
+
+    def run(
+        self,
+        tasks: list[Task],
+        envs: list[Environment],
+        group_ids: list[int] | None = None,
+        greedy: bool = False,
+        generator: torch.Generator | None = None,
+    ) -> list[Episode]:
+        """Play ``tasks[i]`` in ``envs[i]`` to the end; returns one Episode per task."""
+        if len(tasks) != len(envs):
+            raise ValueError(f"{len(tasks)} tasks for {len(envs)} environments")
+        group_ids = group_ids if group_ids is not None else list(range(len(tasks)))
+        live = []
+        for task, env, gid in zip(tasks, envs, group_ids):
+            first = env.reset(task)
+            live.append(_Live(Episode(task, gid), env, first))
+        while True:
+            active = [item for item in live if not item.done]
+            if not active:
+                break
+            prompts = [self._prompt(item) for item in active]
+            ready = [(item, p) for item, p in zip(active, prompts) if p is not None]
+            for item, p in zip(active, prompts):
+                if p is None:  # context overflow: end unsuccessfully
+                    item.episode.context_overflow = True
+                    item.done = True
+            if not ready:
+                continue
+            if self.settings.mode == "generate":
+                replies = self._generate([p for _, p in ready], greedy)
+            else:
+                replies = self._choose([(item, p) for item, p in ready], greedy, generator)
+            for (item, prompt), (response_ids, logprobs) in zip(ready, replies):
+                self._apply(item, prompt, response_ids, logprobs)
+        for item in live:
+            ep = item.episode
+            ep.reward = sum(t.reward for t in ep.turns) - self.settings.invalid_penalty * ep.num_invalid
+        return [item.episode for item in live]
+
+    # -- prompts ------------------------------------------------------------------------------
+    def _prompt(self, item: _Live) -> list[int] | None:
+        s = self.settings.prompt
+        admissible = item.env.admissible_actions() if s.show_admissible else None
+        memory = item.env.memory() if s.memory else None
+        for keep in range(min(s.history_turns, len(item.history)), -1, -1):
+            messages = build_messages(s, item.first_observation, item.history, memory, admissible, keep)
+            ids = render_prompt(self.tokenizer, messages)
+            if len(ids) <= s.max_prompt_tokens:
+                return ids
+        return None
+
+    # -- decoding -----------------------------------------------------------------------------
+    def _generate(self, prompts: list[list[int]], greedy: bool) -> list[tuple[list[int], list[float]]]:
+        sampling = self.settings.sampling
+        if greedy:
+            sampling = SamplingSettings(temperature=0.0, top_p=1.0, max_new_tokens=sampling.max_new_tokens)
+        return [(g.token_ids, g.logprobs) for g in self.engine.generate(prompts, sampling)]
+
+    def _candidate_ids(self, action: str) -> list[int]:
+        return self.tokenizer.encode(format_action(action), add_special_tokens=False) + [self.eos_id]
+
+    def _choose(self, ready, greedy: bool, generator) -> list[tuple[list[int], list[float]]]:
+        candidates = [[self._candidate_ids(a) for a in item.env.admissible_actions()] for item, _ in ready]
+        scores = self.engine.score([p for _, p in ready], candidates)
+        replies = []
+        for cands, cand_scores in zip(candidates, scores):
+            totals = torch.tensor([sum(s) for s in cand_scores])  # [K] log-likelihood per candidate
+            if greedy:
+                pick = int(totals.argmax())
+            else:
+                probs = torch.softmax(totals / self.settings.choice_temperature, dim=0)
+                pick = int(torch.multinomial(probs, 1, generator=generator))
+            replies.append((cands[pick], cand_scores[pick]))
+        return replies
+
+    # -- environment step ---------------------------------------------------------------------
+    def _apply(self, item: _Live, prompt: list[int], response_ids: list[int], logprobs: list[float]) -> None:
+        ep = item.episode
+        text_ids = [t for t in response_ids if t != self.eos_id]
+        text = self.tokenizer.decode(text_ids, skip_special_tokens=False)
+        finished = bool(response_ids) and response_ids[-1] == self.eos_id
+        action = parse_action(text) if finished else None
+        if action is None:
+            observation, reward, done, won, invalid = item.env.invalid_observation, 0.0, False, False, True
+        else:
+            result = item.env.step(action)
+            observation, reward, done, won, invalid = (
+                result.observation, result.reward, result.done, result.won, result.invalid,
+            )
+        ep.turns.append(Turn(prompt, list(response_ids), list(logprobs), text, action, observation, reward, invalid))
+        ep.num_invalid += int(invalid)
+        ep.won = ep.won or won
+        item.history.append((text, observation))
+        max_turns = self.settings.max_turns or item.env.max_steps
+        if done or len(ep.turns) >= max_turns:
+            item.done = True
+
+
+def summarize(episodes: list[Episode], task_types: tuple[str, ...] = ()) -> dict[str, float]:
+    """Success, return, invalid-action rate and per-type success of a list of episodes."""
+    if not episodes:
+        return {}
+    n = len(episodes)
+    turns = sum(ep.num_turns for ep in episodes)
+    stats = {
+        "success": sum(ep.won for ep in episodes) / n,
+        "reward": sum(ep.reward for ep in episodes) / n,
+        "turns": turns / n,
+        "invalid_rate": sum(ep.num_invalid for ep in episodes) / max(turns, 1),
+        "context_overflow": sum(ep.context_overflow for ep in episodes) / n,
+    }
+    types = list(task_types) or sorted({ep.task.task_type for ep in episodes})
+    for task_type in types:
+        of_type = [ep for ep in episodes if ep.task.task_type == task_type]
+        stats[f"success/{task_type}"] = sum(ep.won for ep in of_type) / len(of_type) if of_type else math.nan
+    return stats

@@ -1,0 +1,65 @@
+"""Build the chat prompt of one agent turn from an episode's history.
+
+Layout: system message; the first observation (it states the task) always; then the last
+``history_turns`` (action, observation) pairs as assistant/user messages; the latest user message
+carries the optional memory line and admissible-command list. At the context limit the oldest
+history pairs are dropped first; if even the shortest prompt is too long, the loop ends the
+episode as unsuccessful and counts it as ``context_overflow``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coevo.core.agent.parsing import format_action
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a household agent. Reply with exactly one command as <action>command</action>."
+)
+
+
+@dataclass
+class PromptSettings:
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    history_turns: int = 2  # (action, observation) pairs kept verbatim after the first observation
+    memory: bool = True  # append the environment's compact memory line ("seen: ...")
+    show_admissible: bool = False  # list the admissible commands (helps free generation)
+    max_prompt_tokens: int = 1024  # context limit for one prompt
+
+
+def build_messages(
+    settings: PromptSettings,
+    first_observation: str,
+    history: list[tuple[str, str]],  # (agent response text, observation) per past turn
+    memory: str | None,
+    admissible: list[str] | None,
+    keep_turns: int | None = None,
+) -> list[dict[str, str]]:
+    keep = settings.history_turns if keep_turns is None else keep_turns
+    recent = history[-keep:] if keep > 0 else []
+    messages = [{"role": "system", "content": settings.system_prompt}]
+    messages.append({"role": "user", "content": first_observation})
+    for response, observation in recent:
+        messages.append({"role": "assistant", "content": response})
+        messages.append({"role": "user", "content": observation})
+    extra = []
+    if settings.memory and memory:
+        extra.append(f"Memory: {memory}")
+    if settings.show_admissible and admissible:
+        extra.append("Admissible: " + ", ".join(admissible))
+    if extra:
+        messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n" + "\n".join(extra)}
+    return messages
+
+
+def expert_messages(
+    settings: PromptSettings,
+    first_observation: str,
+    history: list[tuple[str, str]],
+    memory: str | None,
+    admissible: list[str] | None,
+    action: str,
+) -> list[dict[str, str]]:
+    """A supervised example: the prompt the agent would see, answered with ``action``."""
+    messages = build_messages(settings, first_observation, history, memory, admissible)
+    return messages + [{"role": "assistant", "content": format_action(action)}]

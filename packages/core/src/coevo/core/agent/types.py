@@ -1,0 +1,34 @@
+"""What the agent loop produces: turns and episodes, in token ids ready for training."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coevo.core.env.protocol import Task
+
+
+@dataclass
+class Turn:
+    prompt_ids: list[int]  # chat-templated prompt (system, task, history, memory): never gets loss
+    response_ids: list[int]  # the agent's tokens (sampled, or the chosen candidate's): get loss
+    response_logprobs: list[float]  # log p of each response token at rollout time
+    response_text: str
+    action: str | None  # parsed command; None when the output was malformed
+    observation: str  # what the environment answered
+    reward: float  # environment reward of this step (penalties excluded)
+    invalid: bool  # malformed output or inadmissible command
+
+
+@dataclass
+class Episode:
+    task: Task
+    group_id: int  # episodes rolled out from the same task in one batch share it
+    turns: list[Turn] = field(default_factory=list)
+    won: bool = False
+    num_invalid: int = 0
+    context_overflow: bool = False  # ended because even the shortest prompt exceeded the limit
+    reward: float = 0.0  # the return used for advantages: env rewards minus invalid penalties
+
+    @property
+    def num_turns(self) -> int:
+        return len(self.turns)

@@ -1,0 +1,47 @@
+"""Optimizer and learning-rate schedule settings shared by the algorithms."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+SCHEDULES = ("constant", "cosine", "linear")
+
+
+@dataclass
+class OptimSettings:
+    lr: float = 1e-4
+    weight_decay: float = 0.0
+    betas: list[float] = field(default_factory=lambda: [0.9, 0.999])
+    warmup_steps: int = 0  # linear warm-up from 0 over this many optimizer steps
+    schedule: str = "constant"  # constant | cosine | linear (decay after warm-up)
+    decay_steps: int = 1000  # optimizer steps over which cosine/linear decay reaches min_lr_ratio
+    min_lr_ratio: float = 0.0
+    grad_clip: float = 1.0  # max global grad norm; 0 disables clipping
+
+
+def lr_factor(step: int, settings: OptimSettings) -> float:
+    """Multiplier of the base LR after ``step`` optimizer steps."""
+    if settings.warmup_steps > 0 and step < settings.warmup_steps:
+        return (step + 1) / settings.warmup_steps
+    if settings.schedule == "constant":
+        return 1.0
+    progress = min(1.0, (step - settings.warmup_steps) / max(1, settings.decay_steps - settings.warmup_steps))
+    floor = settings.min_lr_ratio
+    if settings.schedule == "cosine":
+        return floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * progress))
+    if settings.schedule == "linear":
+        return floor + (1 - floor) * (1 - progress)
+    raise ValueError(f"algo.optim.schedule: unknown schedule '{settings.schedule}'; choose one of {SCHEDULES}")
+
+
+def build_optimizer(parameters, settings: OptimSettings):
+    """AdamW over the trainable ``parameters`` and a per-step LambdaLR schedule."""
+    if settings.schedule not in SCHEDULES:
+        raise ValueError(f"algo.optim.schedule: unknown schedule '{settings.schedule}'; choose one of {SCHEDULES}")
+    params = [p for p in parameters if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=settings.weight_decay, betas=tuple(settings.betas))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, settings))
+    return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}

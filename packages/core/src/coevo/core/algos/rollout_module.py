@@ -1,0 +1,93 @@
+"""Base LightningModule for on-policy algorithms: owns the policy, the engine and the env pool.
+
+Subclasses implement ``update(episodes)``; this base does the rollouts of one training step with
+an RNG seeded from ``(seed, global_step)`` so that a resumed run samples exactly what an
+uninterrupted run would, and logs the rollout metrics. Optimisation is manual (several
+micro-batches per optimizer step), one optimizer step per ``training_step`` by default.
+"""
+
+from __future__ import annotations
+
+import time
+
+import lightning as L
+import torch
+
+from coevo.core import registry
+from coevo.core.agent.loop import AgentLoop, summarize
+from coevo.core.agent.types import Episode
+from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.optim import OptimSettings, build_optimizer
+from coevo.core.env.protocol import Task
+
+
+def step_seed(seed: int, step: int) -> int:
+    """A distinct, reproducible seed per (run seed, step)."""
+    return (seed * 1_000_003 + step * 7_919 + 17) % (2**31 - 1)
+
+
+class RolloutModule(L.LightningModule):
+    def __init__(self, context: AlgorithmContext, optim: OptimSettings, group_size: int):
+        super().__init__()
+        self.automatic_optimization = False
+        self.policy = context.model
+        self.context = context
+        self.optim_settings = optim
+        self.group_size = group_size
+        engine_cls = registry.rollout_engines.get(context.engine_name)
+        self.engine = engine_cls(context.engine_config, self.policy, context.tokenizer)
+        self.agent = AgentLoop(self.engine, context.tokenizer, context.agent)
+        self._envs = []
+
+    def configure_optimizers(self):
+        return build_optimizer(self.policy.parameters(), self.optim_settings)
+
+    # -- rollouts -----------------------------------------------------------------------------
+    def envs(self, n: int):
+        while len(self._envs) < n:
+            self._envs.append(self.context.make_env())
+        return self._envs[:n]
+
+    def rollout(self, tasks: list[Task], group_size: int | None = None) -> list[Episode]:
+        """``group_size`` episodes of every task, seeded by the global step."""
+        g = group_size or self.group_size
+        seed = step_seed(self.context.seed, self.global_step)
+        torch.manual_seed(seed)  # transformers' sampling draws from the global generator
+        generator = torch.Generator().manual_seed(seed)
+        expanded = [task for task in tasks for _ in range(g)]
+        group_ids = [i for i in range(len(tasks)) for _ in range(g)]
+        start = time.perf_counter()
+        self.engine.sync_weights(self.policy)
+        episodes = self.agent.run(expanded, self.envs(len(expanded)), group_ids, generator=generator)
+        self._rollout_seconds = time.perf_counter() - start
+        return episodes
+
+    def log_rollout_metrics(self, episodes: list[Episode]) -> dict[str, float]:
+        stats = summarize(episodes, self.context.task_types)
+        stats = {k: v for k, v in stats.items() if v == v}  # drop NaN (types absent from the batch)
+        stats["rollout_seconds"] = self._rollout_seconds
+        stats["agent_tokens"] = float(sum(len(t.response_ids) for ep in episodes for t in ep.turns))
+        self.log_dict({f"train/{k}": float(v) for k, v in stats.items()}, on_step=True, prog_bar=False)
+        self.log("reward", stats["reward"], prog_bar=True, on_step=True, logger=False)
+        self.log("success", stats["success"], prog_bar=True, on_step=True, logger=False)
+        return stats
+
+    def optimizer_step_with_clipping(self) -> float:
+        optimizer = self.optimizers()
+        clip = self.optim_settings.grad_clip
+        params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
+        norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        scheduler = self.lr_schedulers()
+        if scheduler is not None:
+            scheduler.step()
+        return float(norm)
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        checkpoint["coevo_rng"] = {"torch": torch.get_rng_state()}
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        state = checkpoint.get("coevo_rng")
+        if state is not None:
+            torch.set_rng_state(state["torch"])

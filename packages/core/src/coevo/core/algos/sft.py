@@ -1,0 +1,57 @@
+"""Supervised fine-tuning on agent-masked conversations (the warm start), as a LightningModule.
+
+Loss: mean negative log-likelihood over agent tokens (mask 1) of the batch; prompt and
+observation tokens never get loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import lightning as L
+import torch
+
+from coevo.core.algos.batching import Sample, collate_samples
+from coevo.core.algos.optim import OptimSettings, build_optimizer
+from coevo.core.policy.logprobs import sequence_token_logprobs
+
+
+@dataclass
+class SFTSettings:
+    epochs: int = 3
+    batch_size: int = 32  # sequences per optimizer step
+    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-3, warmup_steps=20, schedule="cosine"))
+
+
+def masked_nll(
+    logprobs: torch.Tensor,  # [B, T] log p of each token given its prefix
+    mask: torch.Tensor,  # [B, T] 1 on agent tokens
+) -> torch.Tensor:  # scalar: mean NLL per agent token
+    mask = mask.to(logprobs.dtype)
+    return -(logprobs * mask).sum() / mask.sum().clamp(min=1.0)
+
+
+class SFTModule(L.LightningModule):
+    def __init__(self, model: torch.nn.Module, optim: OptimSettings):
+        super().__init__()
+        self.policy = model
+        self.optim_settings = optim
+
+    def configure_optimizers(self):
+        return build_optimizer(self.policy.parameters(), self.optim_settings)
+
+    def training_step(self, batch, batch_idx):
+        logprobs = sequence_token_logprobs(self.policy, batch["input_ids"], batch["attention_mask"])
+        loss = masked_nll(logprobs, batch["agent_mask"])
+        self.log("sft_loss", loss, prog_bar=True, on_step=True)
+        return loss
+
+
+def sft_collate(pad_id: int):
+    """A DataLoader collate function turning Samples into a right-padded batch dict."""
+
+    def collate(samples: list[Sample]) -> dict[str, torch.Tensor]:
+        mb = collate_samples(samples, list(range(len(samples))), pad_id)
+        return {"input_ids": mb.input_ids, "attention_mask": mb.attention_mask, "agent_mask": mb.agent_mask}
+
+    return collate

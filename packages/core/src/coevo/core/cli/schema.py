@@ -1,0 +1,58 @@
+"""The top-level config schema of ``coevo-train`` / ``coevo-eval`` (component nodes are checked
+against their own registered ``Config`` dataclasses)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coevo.core.agent.loop import AgentSettings
+from coevo.core.warmstart import WarmStartSettings
+
+
+@dataclass
+class TrainerSettings:
+    max_steps: int = 40  # optimizer steps of the RL run
+    accelerator: str = "auto"  # cpu | gpu | auto
+    devices: int = 1
+    strategy: str = "auto"  # Lightning strategy: auto | ddp | fsdp ...
+    precision: str = "32-true"  # Lightning precision, e.g. bf16-mixed
+    checkpoint_every: int = 10  # optimizer steps between checkpoints (a final one is always written)
+    log_every: int = 1
+    progress_bar: bool = True
+    callbacks: list[str] = field(default_factory=list)  # extra registry.callbacks names (no-arg)
+
+
+@dataclass
+class EvalSettings:
+    split: str = "eval_in_distribution"
+    num_tasks: int = 60
+    batch_size: int = 60  # environments played in parallel
+    before: bool = True  # evaluate before training
+    after: bool = True  # evaluate after training
+
+
+@dataclass
+class TrainSchema:
+    run_dir: str = "runs/run"
+    seed: int = 0
+    resume: str | None = None  # a run folder to continue exactly where it stopped
+    overwrite: bool = False  # allow writing into a folder that already holds a run
+    algo: Any = None
+    env: Any = None
+    model: Any = None
+    rollout: Any = None
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    trainer: TrainerSettings = field(default_factory=TrainerSettings)
+    warmstart: WarmStartSettings = field(default_factory=WarmStartSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+
+
+@dataclass
+class EvalSchema:
+    checkpoint: str = "???"  # a run folder (uses <run>/policy) or a Hugging Face model folder
+    seed: int = 0
+    env: Any = None
+    rollout: Any = None
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)

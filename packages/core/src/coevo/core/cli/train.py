@@ -1,0 +1,157 @@
+"""``coevo-train``: warm start, evaluate, train with the chosen algorithm, evaluate, report.
+
+Launch: ``make train ALGO=grpo`` or ``python -m coevo.core.cli.train algo=grpo env.num_objects=4``.
+Any config key can be overridden (Hydra). Output: ``<run_dir>/`` with ``tb/`` (TensorBoard),
+``checkpoints/`` (Lightning state, atomic), ``policy/`` (safetensors weights + tokenizer),
+``metrics.jsonl``, ``eval_before.json``, ``eval_after.json`` and ``training.png``.
+Resume exactly with ``resume=<run_dir>``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import hydra
+import lightning as L
+from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar, TQDMProgressBar
+from lightning.pytorch.loggers import TensorBoardLogger
+from omegaconf import DictConfig, OmegaConf
+from rich.console import Console
+
+from coevo.core import registry
+from coevo.core.algos.context import AlgorithmContext
+from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
+from coevo.core.callbacks.metrics_history import MetricsHistory
+from coevo.core.callbacks.policy_export import PolicyExport, save_policy_folder
+from coevo.core.cli.components import as_plain, engine_component, env_factory
+from coevo.core.cli.config_dir import find_config_dir
+from coevo.core.cli.run_dir import prepare_run_dir
+from coevo.core.cli.schema import TrainSchema
+from coevo.core.config import ConfigError, build_component, validate
+from coevo.core.data.rollout_datamodule import RolloutDataModule
+from coevo.core.evaluation import evaluate
+from coevo.core.expert_data import collect_expert_examples, corpus_texts
+from coevo.core.policy.builders import ModelLoadError, load_pretrained
+from coevo.core.policy.lora import apply_lora
+from coevo.core.reporting import plot_training, success_table
+from coevo.core.warmstart import warm_start
+
+log = logging.getLogger("coevo.train")
+console = Console()
+
+
+def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg):
+    """Warm-started (cached) or freshly built policy, with LoRA applied if asked."""
+    builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
+    builder = builder_cls(model_cfg)
+    if settings.warmstart.enabled:
+        console.print("[bold]warm start[/bold]: supervised fine-tuning on expert trajectories (cached)")
+        folder = warm_start(make_env(), builder, as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
+                            settings.warmstart)
+        stats = json.loads((folder / "warmstart.json").read_text())
+        console.print(f"  model folder {folder} ({stats['parameters']:,} parameters, "
+                      f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
+        model, tokenizer = load_pretrained(folder)
+    else:
+        data = collect_expert_examples(make_env(), settings.agent.prompt, 50)
+        model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
+    return apply_lora(model, model_cfg.lora), tokenizer
+
+
+def run(cfg: DictConfig) -> dict:
+    settings: TrainSchema = validate(cfg, TrainSchema, "train")
+    run_dir, ckpt = prepare_run_dir(settings.run_dir, settings.resume, settings.overwrite)
+    if ckpt is not None:
+        saved = OmegaConf.load(run_dir / "config.yaml")
+        cfg = OmegaConf.merge(saved, {"trainer": {"max_steps": settings.trainer.max_steps}, "resume": settings.resume})
+        settings = validate(cfg, TrainSchema, "train")
+    L.seed_everything(settings.seed, workers=True, verbose=False)
+    env_cls, env_cfg, make_env = env_factory(cfg.env)
+    algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
+    engine_name_cls, engine_cfg = engine_component(cfg.get("rollout"))
+    if ckpt is None:
+        OmegaConf.save(cfg, run_dir / "config.yaml")
+
+    model, tokenizer = build_policy(settings, cfg, make_env, env_cfg)
+    context = AlgorithmContext(model, tokenizer, make_env, env_cls.task_types, settings.agent,
+                               cfg.rollout.name if cfg.get("rollout") else "hf", engine_cfg, settings.seed)
+
+    def run_eval(tag: str) -> dict | None:
+        path = run_dir / f"eval_{tag}.json"
+        if path.is_file() and tag == "before":
+            return json.loads(path.read_text())
+        console.print(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {settings.eval.split}, greedy")
+        summary, _ = evaluate(model, tokenizer, make_env, settings.agent, settings.eval.split,
+                              settings.eval.num_tasks, settings.eval.batch_size, context.engine_name, engine_cfg)
+        path.write_text(json.dumps(summary, indent=2))
+        return summary
+
+    before = run_eval("before") if settings.eval.before else None
+    module = algo_cls(algo_cfg, context)
+    datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed,
+                                   getattr(algo_cfg, "updates_per_batch", 1))
+    trainer = make_trainer(settings, run_dir, tokenizer)
+    start = time.perf_counter()
+    trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
+    trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")
+    save_policy_folder(module.policy, tokenizer, run_dir / "policy")
+    train_seconds = time.perf_counter() - start
+    after = run_eval("after") if settings.eval.after else None
+
+    title = f"{algo_cfg.name} on {env_cls.name}: held-out success ({settings.eval.split})"
+    png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title)
+    console.print(success_table(before, after, title))
+    console.print(f"training: {trainer.global_step} optimizer steps in {train_seconds:.0f} s")
+    console.print(f"TensorBoard logs: {run_dir / 'tb'}   (tensorboard --logdir {run_dir / 'tb'})")
+    console.print(f"plot: {png}")
+    console.print(f"policy (safetensors): {run_dir / 'policy'}   checkpoints: {run_dir / 'checkpoints'}")
+    return {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
+
+
+def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer) -> L.Trainer:
+    t = settings.trainer
+    callbacks = [
+        ModelCheckpoint(dirpath=run_dir / "checkpoints", filename="step{step}", every_n_train_steps=t.checkpoint_every,
+                        save_last=True, save_top_k=1, auto_insert_metric_name=False),
+        MetricsHistory(run_dir / "metrics.jsonl"),
+        PolicyExport(run_dir / "policy", tokenizer),
+        RichProgressBar(leave=True) if t.progress_bar and sys.stdout.isatty() else TQDMProgressBar(refresh_rate=1),
+    ]
+    for name in t.callbacks:
+        callbacks.append(registry.callbacks.get(name)())
+    return L.Trainer(
+        max_steps=t.max_steps,
+        accelerator=t.accelerator,
+        devices=t.devices,
+        strategy=t.strategy,
+        precision=t.precision,
+        logger=TensorBoardLogger(str(run_dir), name="tb", version=""),
+        callbacks=callbacks,
+        plugins=[AtomicCheckpointIO()],
+        log_every_n_steps=t.log_every,
+        enable_progress_bar=t.progress_bar,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+    )
+
+
+def _main(cfg: DictConfig) -> None:
+    try:
+        run(cfg)
+    except (ConfigError, ModelLoadError, FileExistsError, registry.RegistryError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+
+
+def main() -> None:
+    warnings.filterwarnings("ignore", message=".*does not have many workers.*")
+    hydra.main(config_path=find_config_dir(), config_name="train", version_base="1.3")(_main)()
+
+
+if __name__ == "__main__":
+    main()

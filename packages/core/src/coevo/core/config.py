@@ -1,0 +1,66 @@
+"""Validate Hydra config nodes against the dataclass schemas of the chosen components.
+
+Each registered component (algorithm, env, model builder, rollout engine) declares a ``Config``
+dataclass. ``validate`` merges the user's node into it, so an unknown key, a wrong type or a bad
+value fails with one message that names the full key and says how to fix it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from coevo.core import registry
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A config key is unknown, mistyped or out of range."""
+
+
+def _field_names(schema: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(schema)]
+
+
+def validate(node: Any, schema: type[T], prefix: str) -> T:
+    """An instance of ``schema`` built from ``node``; ``prefix`` is the node's key path (e.g. "env")."""
+    if node is None:
+        node = {}
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(schema), node)
+    except OmegaConfBaseException as exc:
+        key = f"{prefix}.{exc.full_key}" if getattr(exc, "full_key", None) else prefix
+        message = str(exc).splitlines()[0]
+        hint = ""
+        if "not in" in message or "Key '" in message:
+            hint = f"; valid keys of {prefix}: {_field_names(schema)}"
+        raise ConfigError(f"config error at '{key}': {message}{hint}") from None
+    try:
+        return OmegaConf.to_object(merged)
+    except OmegaConfBaseException as exc:
+        key = f"{prefix}.{exc.full_key}" if getattr(exc, "full_key", None) else prefix
+        raise ConfigError(f"config error at '{key}': {str(exc).splitlines()[0]}") from None
+    except ValueError as exc:  # raised by a schema's __post_init__ with the key already named
+        raise ConfigError(f"config error: {exc}") from None
+
+
+def build_component(kind: registry.Registry, node: DictConfig | dict, prefix: str):
+    """Look up ``node.name`` in ``kind`` and validate ``node`` against its ``Config``.
+
+    Returns ``(component class, validated config)``.
+    """
+    name = node.get("name") if node is not None else None
+    if not name:
+        raise ConfigError(f"config error at '{prefix}.name': missing; choose one of {kind.names()}")
+    try:
+        cls = kind.get(name)
+    except registry.RegistryError as exc:
+        raise ConfigError(f"config error at '{prefix}.name': {exc}") from None
+    schema = getattr(cls, "Config", None)
+    if schema is None:
+        return cls, node
+    return cls, validate(node, schema, prefix)

@@ -1,0 +1,52 @@
+"""Supervised examples from an environment's expert: the prompts the agent would see, answered
+with the expert's action (the warm-start data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coevo.core.agent.parsing import format_action
+from coevo.core.agent.prompt import PromptSettings, build_messages
+from coevo.core.env.protocol import Environment
+
+Message = dict[str, str]
+
+
+@dataclass
+class ExpertEpisodes:
+    examples: list[list[Message]]  # one conversation per expert step; its last message is the target
+    episodes: int
+    won: int
+
+
+def collect_expert_examples(
+    env: Environment, settings: PromptSettings, num_episodes: int, split: str = "train", first_index: int = 0
+) -> ExpertEpisodes:
+    """Play ``num_episodes`` tasks with ``env.expert_action()`` and record every step's prompt."""
+    examples: list[list[Message]] = []
+    won = 0
+    for index in range(first_index, first_index + num_episodes):
+        first = env.reset(env.task(split, index))
+        history: list[tuple[str, str]] = []
+        for _ in range(env.max_steps):
+            action = env.expert_action()
+            if action is None:
+                raise RuntimeError(
+                    f"env '{env.name}' has no expert; the warm start needs one (set warmstart.enabled=false)"
+                )
+            admissible = env.admissible_actions() if settings.show_admissible else None
+            memory = env.memory() if settings.memory else None
+            messages = build_messages(settings, first, history, memory, admissible)
+            response = format_action(action)
+            examples.append(messages + [{"role": "assistant", "content": response}])
+            result = env.step(action)
+            history.append((response, result.observation))
+            if result.done:
+                won += int(result.won)
+                break
+    return ExpertEpisodes(examples, num_episodes, won)
+
+
+def corpus_texts(examples: list[list[Message]]) -> list[str]:
+    """Message contents, for training a tokenizer on the environment's language."""
+    return [m["content"] for conversation in examples for m in conversation]

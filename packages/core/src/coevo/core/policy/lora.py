@@ -1,0 +1,60 @@
+"""Optional LoRA adapters through peft, and the reference policy that goes with them."""
+
+from __future__ import annotations
+
+import copy
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+
+import torch
+
+
+@dataclass
+class LoraSettings:
+    enabled: bool = False  # train LoRA adapters instead of all weights
+    r: int = 8  # adapter rank
+    alpha: int = 16  # scaling numerator (scale = alpha / r)
+    dropout: float = 0.0
+    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+
+
+def apply_lora(model: torch.nn.Module, settings: LoraSettings) -> torch.nn.Module:
+    """Wrap ``model`` with peft LoRA adapters when enabled; otherwise return it unchanged."""
+    if not settings.enabled:
+        return model
+    from peft import LoraConfig, get_peft_model
+
+    config = LoraConfig(
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=list(settings.target_modules),
+        task_type="CAUSAL_LM",
+    )
+    return get_peft_model(model, config)
+
+
+def is_peft(model: torch.nn.Module) -> bool:
+    return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
+
+
+class ReferencePolicy:
+    """The policy before training: adapters switched off (LoRA), or a frozen copy (full fine-tuning)."""
+
+    def __init__(self, model: torch.nn.Module):
+        self._live = model
+        self._frozen = None
+        if not is_peft(model):
+            self._frozen = copy.deepcopy(model).eval()
+            for p in self._frozen.parameters():
+                p.requires_grad_(False)
+
+    @contextmanager
+    def model(self):
+        """Yields a module that computes reference log-probs (no grad)."""
+        if self._frozen is not None:
+            with torch.no_grad():
+                yield self._frozen
+        else:
+            with torch.no_grad(), self._live.disable_adapter() if is_peft(self._live) else nullcontext():
+                yield self._live

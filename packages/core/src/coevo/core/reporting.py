@@ -1,0 +1,91 @@
+"""The end-of-run report: a per-type success table (before/after) and a PNG of the training curves."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+
+def success_table(before: dict[str, float] | None, after: dict[str, float] | None, title: str) -> Table:
+    table = Table(title=title)
+    table.add_column("task type")
+    table.add_column("before", justify="right")
+    table.add_column("after", justify="right")
+    table.add_column("change", justify="right")
+    keys = [k for k in (after or before or {}) if k.startswith("success/")]
+    rows = [(k.removeprefix("success/"), k) for k in keys] + [("ALL", "success")]
+    for label, key in rows:
+        b = (before or {}).get(key, math.nan)
+        a = (after or {}).get(key, math.nan)
+        change = a - b if not (math.isnan(a) or math.isnan(b)) else math.nan
+        table.add_row(label, _pct(b), _pct(a), _pct(change, signed=True))
+    return table
+
+
+def _pct(value: float, signed: bool = False) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value * 100:+.1f}%" if signed else f"{value * 100:.1f}%"
+
+
+def read_metrics(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def plot_training(metrics_path: Path, out_png: Path, before: dict | None, after: dict | None, title: str) -> Path:
+    """Reward and success per step (with a moving average) and per-type eval success before/after."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = read_metrics(metrics_path)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    ax = axes[0]
+    steps = [r["step"] for r in rows]
+    for key, color in (("train/success", "tab:green"), ("train/reward", "tab:blue")):
+        values = [r.get(key, math.nan) for r in rows]
+        if steps:
+            ax.plot(steps, values, color=color, alpha=0.3)
+            ax.plot(steps, _moving_average(values, 5), color=color, label=key.split("/")[1] + " (avg 5)")
+    ax.set_xlabel("optimizer step")
+    ax.set_title("training rollouts")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    ax = axes[1]
+    keys = [k for k in (after or before or {}) if k.startswith("success/")] + ["success"]
+    labels = [k.removeprefix("success/").replace("_then_place_in_recep", "").replace("pick_", "") for k in keys]
+    x = range(len(keys))
+    width = 0.4
+    ax.bar([i - width / 2 for i in x], [(before or {}).get(k, 0) for k in keys], width, label="before")
+    ax.bar([i + width / 2 for i in x], [(after or {}).get(k, 0) for k in keys], width, label="after")
+    ax.set_xticks(list(x), labels, rotation=30, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_title("held-out success per task type")
+    ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out_png, dpi=110)
+    plt.close(fig)
+    return out_png
+
+
+def _moving_average(values: list[float], window: int) -> list[float]:
+    out = []
+    for i in range(len(values)):
+        chunk = [v for v in values[max(0, i - window + 1) : i + 1] if not math.isnan(v)]
+        out.append(sum(chunk) / len(chunk) if chunk else math.nan)
+    return out
+
+
+def print_summary(console: Console, table: Table, lines: list[str]) -> None:
+    console.print(table)
+    for line in lines:
+        console.print(line)

@@ -1,0 +1,118 @@
+"""Warm start: fine-tune the policy on expert trajectories so RL starts from non-zero success.
+
+For ``model=tiny`` this also trains the tokenizer on the expert prompts and builds the model.
+The result is a Hugging Face model folder cached under ``warmstart.cache_dir/<key>``, where the
+key hashes everything that affects it (env, model, prompt and warm-start settings), so a second
+``make train`` skips the work. The folder is written to a temporary name and renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import lightning as L
+import torch
+from torch.utils.data import DataLoader
+
+import coevo.core
+from coevo.core.agent.prompt import PromptSettings
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
+from coevo.core.env.protocol import Environment
+from coevo.core.expert_data import collect_expert_examples, corpus_texts
+from coevo.core.policy.conversation import encode_conversation
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WarmStartSettings:
+    enabled: bool = True
+    episodes: int = 200  # expert episodes (train split, indices disjoint from RL's first batches)
+    first_index: int = 1_000_000  # train-split index of the first expert episode
+    sft: SFTSettings = field(default_factory=SFTSettings)
+    cache_dir: str = ".cache/coevo/warmstart"
+    precision: str = "bf16-mixed"  # Lightning precision of the SFT run
+    seed: int = 0
+
+
+def cache_key(parts: dict) -> str:
+    blob = json.dumps({**parts, "coevo_core": coevo.core.__version__}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def warm_start(
+    env: Environment,
+    builder,  # a registry.models builder instance with .build(corpus)
+    model_config: dict,
+    env_config: dict,
+    prompt: PromptSettings,
+    settings: WarmStartSettings,
+) -> Path:
+    """The folder of the warm-started model (built and cached on first use)."""
+    key = cache_key({"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": asdict(settings)})
+    folder = Path(settings.cache_dir) / key
+    if (folder / "warmstart.json").is_file():
+        log.info("warm start: cached model at %s", folder)
+        return folder
+    start = time.perf_counter()
+    L.seed_everything(settings.seed, workers=True, verbose=False)
+    data = collect_expert_examples(env, prompt, settings.episodes, "train", settings.first_index)
+    model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
+    samples = []
+    for conversation in data.examples:
+        trainable = [i == len(conversation) - 1 for i in range(len(conversation))]
+        encoded = encode_conversation(tokenizer, conversation, trainable)
+        samples.append(Sample(encoded.input_ids, encoded.agent_mask))
+    loader = DataLoader(
+        samples,
+        batch_size=settings.sft.batch_size,
+        shuffle=True,
+        collate_fn=sft_collate(tokenizer.pad_token_id),
+        generator=torch.Generator().manual_seed(settings.seed),
+    )
+    optim = replace(settings.sft.optim, decay_steps=settings.sft.epochs * len(loader))  # decay over the whole run
+    module = SFTModule(model, optim)
+    trainer = L.Trainer(
+        max_epochs=settings.sft.epochs,
+        accelerator="auto",
+        devices=1,
+        precision=settings.precision,
+        logger=False,
+        enable_checkpointing=False,
+        enable_model_summary=False,
+        enable_progress_bar=True,
+        gradient_clip_val=optim.grad_clip or None,
+        log_every_n_steps=10,
+    )
+    trainer.fit(module, loader)
+    losses = trainer.callback_metrics
+    stats = {
+        "key": key,
+        "expert_episodes": data.episodes,
+        "expert_won": data.won,
+        "examples": len(samples),
+        "agent_tokens": sum(sum(s.agent_mask) for s in samples),
+        "final_sft_loss": float(losses.get("sft_loss", float("nan"))),
+        "seconds": round(time.perf_counter() - start, 1),
+        "vocab_size": len(tokenizer),
+        "parameters": sum(p.numel() for p in model.parameters()),
+    }
+    tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    (tmp / "warmstart.json").write_text(json.dumps(stats, indent=2))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    if folder.exists():  # a half-written folder from an interrupted run (no warmstart.json)
+        shutil.rmtree(folder)
+    os.replace(tmp, folder)
+    log.info("warm start: %s", stats)
+    return folder
