@@ -32,7 +32,9 @@ def test_admissible_at_a_closed_receptacle(build_world):
     commands = admissible_commands(world)
     assert "open cabinet 1" in commands and "examine cabinet 1" in commands
     assert "go to cabinet 1" not in commands
-    assert not [c for c in commands if c.startswith(("take", "close", "put"))]  # closed: nothing inside reachable
+    assert not [
+        c for c in commands if c.startswith(("take", "close", "put"))
+    ]  # closed: nothing inside reachable
 
 
 def test_admissible_at_an_open_receptacle_with_empty_hand(build_world):
@@ -71,21 +73,32 @@ def test_appliance_commands_need_the_appliance_and_an_object(build_world):
 def test_wording_of_every_command(build_world):
     world = build_world(ROOM)
     assert apply_command(world, "go to cabinet 1") == "You arrive at cabinet 1. The cabinet 1 is closed."
-    assert apply_command(world, "open cabinet 1") == "You open the cabinet 1. The cabinet 1 is open. In it, you see a mug 1."
+    assert (
+        apply_command(world, "open cabinet 1")
+        == "You open the cabinet 1. The cabinet 1 is open. In it, you see a mug 1."
+    )
     assert apply_command(world, "take mug 1 from cabinet 1") == "You pick up the mug 1 from the cabinet 1."
     assert apply_command(world, "examine cabinet 1") == "The cabinet 1 is open. In it, you see nothing."
     assert apply_command(world, "close cabinet 1") == "You close the cabinet 1."
     assert apply_command(world, "inventory") == "You are carrying: a mug 1."
     assert apply_command(world, "look") == "You are facing the cabinet 1. Next to it, you see nothing."
-    assert apply_command(world, "go to sinkbasin 1") == "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing."
-    assert apply_command(world, "clean mug 1 with sinkbasin 1") == "You clean the mug 1 using the sinkbasin 1."
+    assert (
+        apply_command(world, "go to sinkbasin 1")
+        == "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing."
+    )
+    assert (
+        apply_command(world, "clean mug 1 with sinkbasin 1") == "You clean the mug 1 using the sinkbasin 1."
+    )
     apply_command(world, "go to microwave 1")
     assert apply_command(world, "heat mug 1 with microwave 1") == "You heat the mug 1 using the microwave 1."
     assert apply_command(world, "examine mug 1") == "This is a hot and clean mug 1."
     apply_command(world, "go to fridge 1")
     assert apply_command(world, "cool mug 1 with fridge 1") == "You cool the mug 1 using the fridge 1."
     assert apply_command(world, "examine mug 1") == "This is a cool and clean mug 1."
-    assert apply_command(world, "go to desk 1") == "You arrive at desk 1. On the desk 1, you see a desklamp 1, and a book 1."
+    assert (
+        apply_command(world, "go to desk 1")
+        == "You arrive at desk 1. On the desk 1, you see a desklamp 1, and a book 1."
+    )
     assert apply_command(world, "use desklamp 1") == "You turn on the desklamp 1."
     assert apply_command(world, "use desklamp 1") == "You turn off the desklamp 1."
     assert apply_command(world, "put mug 1 in/on desk 1") == "You put the mug 1 in/on the desk 1."

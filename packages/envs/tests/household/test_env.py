@@ -2,7 +2,6 @@
 commands, snapshot/restore, max_steps, and the protocol's surface."""
 
 import pytest
-
 from coevo.core.env.protocol import Environment, Task
 from coevo.envs.household.catalog import OOD_OBJECT_KINDS, OOD_RECEPTACLE_KINDS, TASK_TYPES
 from coevo.envs.household.env import HouseholdEnv
@@ -12,36 +11,78 @@ from coevo.envs.household.goals import parse_goal
 # from the generated layouts (noted per case), i.e. without searching.
 HAND_SOLUTIONS = {
     # bowl 1 in the closed cabinet 2; drawer 1 closed
-    0: ("put some bowl on drawer", [
-        "go to cabinet 2", "open cabinet 2", "take bowl 1 from cabinet 2",
-        "go to drawer 1", "open drawer 1", "put bowl 1 in/on drawer 1",
-    ]),
+    0: (
+        "put some bowl on drawer",
+        [
+            "go to cabinet 2",
+            "open cabinet 2",
+            "take bowl 1 from cabinet 2",
+            "go to drawer 1",
+            "open drawer 1",
+            "put bowl 1 in/on drawer 1",
+        ],
+    ),
     # lettuce 1 and 2 in the closed fridge 1; either diningtable will do
-    1: ("find two lettuce and put them in diningtable", [
-        "go to fridge 1", "open fridge 1", "take lettuce 1 from fridge 1",
-        "go to diningtable 2", "put lettuce 1 in/on diningtable 2",
-        "go to fridge 1", "take lettuce 2 from fridge 1",
-        "go to diningtable 2", "put lettuce 2 in/on diningtable 2",
-    ]),
+    1: (
+        "find two lettuce and put them in diningtable",
+        [
+            "go to fridge 1",
+            "open fridge 1",
+            "take lettuce 1 from fridge 1",
+            "go to diningtable 2",
+            "put lettuce 1 in/on diningtable 2",
+            "go to fridge 1",
+            "take lettuce 2 from fridge 1",
+            "go to diningtable 2",
+            "put lettuce 2 in/on diningtable 2",
+        ],
+    ),
     # bowl 1 on desk 1, desklamp 1 on desk 2
-    2: ("examine the bowl with the desklamp", [
-        "go to desk 1", "take bowl 1 from desk 1", "go to desk 2", "use desklamp 1",
-    ]),
+    2: (
+        "examine the bowl with the desklamp",
+        [
+            "go to desk 1",
+            "take bowl 1 from desk 1",
+            "go to desk 2",
+            "use desklamp 1",
+        ],
+    ),
     # mug 1 on countertop 1; drawer 1 starts open
-    3: ("clean some mug and put it in drawer", [
-        "go to countertop 1", "take mug 1 from countertop 1", "go to sinkbasin 1",
-        "clean mug 1 with sinkbasin 1", "go to drawer 1", "put mug 1 in/on drawer 1",
-    ]),
+    3: (
+        "clean some mug and put it in drawer",
+        [
+            "go to countertop 1",
+            "take mug 1 from countertop 1",
+            "go to sinkbasin 1",
+            "clean mug 1 with sinkbasin 1",
+            "go to drawer 1",
+            "put mug 1 in/on drawer 1",
+        ],
+    ),
     # bowl 1 on shelf 1
-    4: ("put a hot bowl in desk", [
-        "go to shelf 1", "take bowl 1 from shelf 1", "go to microwave 1",
-        "heat bowl 1 with microwave 1", "go to desk 2", "put bowl 1 in/on desk 2",
-    ]),
+    4: (
+        "put a hot bowl in desk",
+        [
+            "go to shelf 1",
+            "take bowl 1 from shelf 1",
+            "go to microwave 1",
+            "heat bowl 1 with microwave 1",
+            "go to desk 2",
+            "put bowl 1 in/on desk 2",
+        ],
+    ),
     # bowl 1 in the closed fridge 1
-    5: ("put a cool bowl in desk", [
-        "go to fridge 1", "open fridge 1", "take bowl 1 from fridge 1",
-        "cool bowl 1 with fridge 1", "go to desk 1", "put bowl 1 in/on desk 1",
-    ]),
+    5: (
+        "put a cool bowl in desk",
+        [
+            "go to fridge 1",
+            "open fridge 1",
+            "take bowl 1 from fridge 1",
+            "cool bowl 1 with fridge 1",
+            "go to desk 1",
+            "put bowl 1 in/on desk 1",
+        ],
+    ),
 }
 
 
@@ -107,7 +148,10 @@ def test_task_addressing_and_split_sizes():
 def test_task_types_are_round_robin_and_configurable():
     env = HouseholdEnv(HouseholdEnv.Config(task_types=["look_at_obj_in_light", "pick_two_obj_and_place"]))
     assert [env.task("train", i).task_type for i in range(4)] == [
-        "look_at_obj_in_light", "pick_two_obj_and_place", "look_at_obj_in_light", "pick_two_obj_and_place",
+        "look_at_obj_in_light",
+        "pick_two_obj_and_place",
+        "look_at_obj_in_light",
+        "pick_two_obj_and_place",
     ]
     with pytest.raises(ValueError):
         HouseholdEnv(HouseholdEnv.Config(task_types=["make_coffee"]))
@@ -115,7 +159,10 @@ def test_task_types_are_round_robin_and_configurable():
 
 def test_split_seeds_are_disjoint():
     env = HouseholdEnv()
-    seeds = {split: {env.task(split, i).seed for i in range(2000 if split == "train" else 60)} for split in env.splits}
+    seeds = {
+        split: {env.task(split, i).seed for i in range(2000 if split == "train" else 60)}
+        for split in env.splits
+    }
     assert len(seeds["train"]) == 2000
     assert not seeds["train"] & seeds["eval_in_distribution"]
     assert not seeds["train"] & seeds["eval_out_of_distribution"]
@@ -136,7 +183,9 @@ def test_out_of_distribution_names_never_appear_in_train_or_in_distribution(all_
     reserved = OOD_OBJECT_KINDS | OOD_RECEPTACLE_KINDS
     for split, count in [("train", 300), ("eval_in_distribution", 60)]:
         for i in range(count):
-            words = set(_texts_of_episode(env, env.task(split, i)).replace(",", " ").replace(".", " ").split())
+            words = set(
+                _texts_of_episode(env, env.task(split, i)).replace(",", " ").replace(".", " ").split()
+            )
             assert not words & reserved, (split, i, words & reserved)
 
 
@@ -153,8 +202,15 @@ def test_inadmissible_commands_do_nothing(all_types_env):
     env.reset(env.task("train", 0))
     env.step("go to cabinet 2")
     before_snapshot, before_admissible, before_memory = env.snapshot(), env.admissible_actions(), env.memory()
-    for bad in ["take bowl 1 from cabinet 2", "go to cabinet 2", "fly away", "", "put bowl 1 in/on cabinet 2",
-                "heat bowl 1 with microwave 1", "go to fridge 7"]:
+    for bad in [
+        "take bowl 1 from cabinet 2",
+        "go to cabinet 2",
+        "fly away",
+        "",
+        "put bowl 1 in/on cabinet 2",
+        "heat bowl 1 with microwave 1",
+        "go to fridge 7",
+    ]:
         result = env.step(bad)
         assert (result.observation, result.invalid, result.reward) == ("Nothing happens.", True, 0.0)
         assert env.admissible_actions() == before_admissible and env.memory() == before_memory

@@ -1,7 +1,6 @@
 """Task sentences (both ALFWorld phrasings), their parser, and the win test on hand-built worlds."""
 
 import pytest
-
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.goals import PHRASINGS, goal_sentence, is_goal_met, parse_goal
 from coevo.envs.household.world import Goal
@@ -20,7 +19,10 @@ def test_phrasings_match_alfworld():
     assert goal_sentence("pick_two_obj_and_place", "cd", "shelf", 0) == "put two cd in shelf"
     assert goal_sentence("look_at_obj_in_light", "book", "", 0) == "look at book under the desklamp"
     assert goal_sentence("pick_clean_then_place_in_recep", "mug", "shelf", 0) == "put a clean mug in shelf"
-    assert goal_sentence("pick_heat_then_place_in_recep", "apple", "fridge", 1) == "heat some apple and put it in fridge"
+    assert (
+        goal_sentence("pick_heat_then_place_in_recep", "apple", "fridge", 1)
+        == "heat some apple and put it in fridge"
+    )
     assert goal_sentence("pick_cool_then_place_in_recep", "mug", "cabinet", 0) == "put a cool mug in cabinet"
     assert len(PHRASINGS) == 6
 
@@ -30,7 +32,9 @@ def _goal(task_type, target="countertop"):
 
 
 def test_place_goals_need_the_object_in_a_receptacle_of_the_target_kind(build_world):
-    world = build_world({"countertop 1": [], "countertop 2": ["apple 1"]}, goal=_goal("pick_and_place_simple"))
+    world = build_world(
+        {"countertop 1": [], "countertop 2": ["apple 1"]}, goal=_goal("pick_and_place_simple")
+    )
     assert is_goal_met(world)
     world.contents["countertop 2"].remove("apple 1")
     world.holding = "apple 1"
@@ -62,7 +66,9 @@ def test_transform_goals_need_the_state(build_world, task_type, state):
 
 def test_look_goal_needs_object_in_hand_and_lamp_on_here(build_world):
     goal = _goal("look_at_obj_in_light", target="")
-    world = build_world({"desk 1": ["desklamp 1"], "shelf 1": []}, goal=goal, agent_at="desk 1", holding="apple 1")
+    world = build_world(
+        {"desk 1": ["desklamp 1"], "shelf 1": []}, goal=goal, agent_at="desk 1", holding="apple 1"
+    )
     assert not is_goal_met(world)
     world.lamp_on = True
     assert is_goal_met(world)

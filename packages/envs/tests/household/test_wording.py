@@ -21,7 +21,9 @@ def test_intro_has_welcome_overview_and_task(build_world):
 
 
 def test_receptacle_descriptions(build_world):
-    world = build_world({"cabinet 1": ["mug 1"], "countertop 1": [], "drawer 1": ["pen 1"]}, opened=("drawer 1",))
+    world = build_world(
+        {"cabinet 1": ["mug 1"], "countertop 1": [], "drawer 1": ["pen 1"]}, opened=("drawer 1",)
+    )
     assert wording.describe_receptacle(world, "cabinet 1") == "The cabinet 1 is closed."
     assert wording.describe_receptacle(world, "drawer 1") == "The drawer 1 is open. In it, you see a pen 1."
     assert wording.describe_receptacle(world, "countertop 1") == "On the countertop 1, you see nothing."

@@ -116,7 +116,9 @@ class HouseholdEnv(Environment):
     def step(self, action: str) -> StepResult:
         world = self._require_world()
         if self._done:
-            return StepResult(self.invalid_observation, 0.0, done=True, invalid=True, info={"steps": self._steps})
+            return StepResult(
+                self.invalid_observation, 0.0, done=True, invalid=True, info={"steps": self._steps}
+            )
         self._steps += 1
         command = " ".join(action.lower().split())
         invalid = command not in self.admissible_actions()
@@ -129,7 +131,9 @@ class HouseholdEnv(Environment):
         won = not invalid and is_goal_met(world)
         self._done = won or self._steps >= self.max_steps
         info = {"steps": self._steps}
-        return StepResult(observation, 1.0 if won else 0.0, done=self._done, won=won, invalid=invalid, info=info)
+        return StepResult(
+            observation, 1.0 if won else 0.0, done=self._done, won=won, invalid=invalid, info=info
+        )
 
     def admissible_actions(self) -> list[str]:
         if self._admissible is None:
@@ -150,7 +154,14 @@ class HouseholdEnv(Environment):
 
     def snapshot(self) -> Any:
         world = self._require_world()
-        return (world.layout, world.snapshot(), self._oracle.memory.copy(), self._steps, self._done, self._task)
+        return (
+            world.layout,
+            world.snapshot(),
+            self._oracle.memory.copy(),
+            self._steps,
+            self._done,
+            self._task,
+        )
 
     def restore(self, snapshot: Any) -> None:
         layout, world_state, memory, self._steps, self._done, self._task = snapshot

@@ -68,7 +68,9 @@ def generate_world(
     if ood and not OOD_RECEPTACLE_KINDS.intersection(required):
         required.append(rng.choice(sorted(OOD_RECEPTACLE_KINDS)))
     variant = rng.randrange(2) if goal_variants else 0
-    goal = Goal(task_type, object_kind, target_kind, goal_sentence(task_type, object_kind, target_kind, variant))
+    goal = Goal(
+        task_type, object_kind, target_kind, goal_sentence(task_type, object_kind, target_kind, variant)
+    )
 
     # -- the receptacles ------------------------------------------------------------------------
     counts = Counter(required)
