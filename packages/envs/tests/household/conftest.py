@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from coevo.envs.household.catalog import OPENABLE_KINDS, TASK_TYPES, kind_of
 from coevo.envs.household.env import HouseholdEnv
-from coevo.envs.household.world import Goal, Layout, World
+from coevo.envs.household.goals import Goal
+from coevo.envs.household.world import Layout, World
 
 
 def _build_world(

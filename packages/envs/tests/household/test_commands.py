@@ -1,7 +1,7 @@
 """The command grammar: admissible lists in hand-built states and each command's wording."""
 
 from coevo.envs.household.commands import admissible_commands, apply_command
-from coevo.envs.household.world import Goal
+from coevo.envs.household.goals import Goal
 
 ROOM = {
     "cabinet 1": ["mug 1"],

@@ -2,8 +2,7 @@
 
 import pytest
 from coevo.envs.household.catalog import TASK_TYPES
-from coevo.envs.household.goals import PHRASINGS, goal_sentence, is_goal_met, parse_goal
-from coevo.envs.household.world import Goal
+from coevo.envs.household.goals import PHRASINGS, Goal, goal_sentence, is_goal_met, parse_goal
 
 
 @pytest.mark.parametrize("task_type", TASK_TYPES)

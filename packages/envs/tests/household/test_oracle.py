@@ -120,3 +120,20 @@ def test_oracle_recovers_after_a_student_detour(all_types_env):
             while not (result := env.step(env.expert_action())).done:
                 pass
             assert result.won, index
+
+
+def test_oracle_and_memory_modules_cannot_reach_the_hidden_state():
+    """Static check: the oracle's modules import neither the world nor anything that builds it."""
+    import ast
+    import importlib
+
+    hidden = {"world", "generation", "commands", "env", "wording"}
+    for name in ("oracle", "memory", "goals", "catalog"):
+        module = importlib.import_module(f"coevo.envs.household.{name}")
+        tree = ast.parse(open(module.__file__).read())
+        runtime_imports = [
+            node.module
+            for node in tree.body  # top-level only: goals imports World under TYPE_CHECKING
+            if isinstance(node, ast.ImportFrom) and node.module
+        ]
+        assert not [m for m in runtime_imports if m.rsplit(".", 1)[-1] in hidden], (name, runtime_imports)

@@ -31,8 +31,8 @@ from coevo.envs.household.catalog import (
     kind_of,
     receptacle_kinds_for,
 )
-from coevo.envs.household.goals import goal_sentence
-from coevo.envs.household.world import Goal, Layout, World
+from coevo.envs.household.goals import Goal, goal_sentence
+from coevo.envs.household.world import Layout, World
 
 SINGLE_INSTANCE_KINDS = frozenset(VERB_OF_APPLIANCE)  # one fridge, one microwave, one sinkbasin
 

@@ -8,9 +8,24 @@ the observable oracle uses to read its task from the text.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coevo.envs.household.catalog import STATE_OF_VERB, kind_of
-from coevo.envs.household.world import Goal, World
+
+if TYPE_CHECKING:  # the world is only read by is_goal_met; the oracle imports this module
+    from coevo.envs.household.world import World
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What the task asks, in catalog terms."""
+
+    task_type: str
+    object_kind: str  # e.g. "apple"
+    target_kind: str  # receptacle kind to put it in/on; "" for look_at_obj_in_light
+    sentence: str  # ALFWorld's task sentence without "Your task is to: " and the final period
+
 
 # task type → (first phrasing, second phrasing); {o} object kind, {r} target receptacle kind
 PHRASINGS: dict[str, tuple[str, str]] = {

@@ -14,8 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from coevo.envs.household.catalog import LAMP, STATE_CANCELS, STATE_OF_VERB, kind_of
-from coevo.envs.household.goals import parse_goal
-from coevo.envs.household.world import Goal
+from coevo.envs.household.goals import Goal, parse_goal
 
 _GOAL = re.compile(r"Your task is to: (.+?)\.?$", re.M)
 _OVERVIEW = re.compile(r"Looking quickly around you, you see (.+?)\.$", re.M)

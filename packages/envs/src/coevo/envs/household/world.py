@@ -9,15 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class Goal:
-    """What the task asks, in catalog terms."""
-
-    task_type: str
-    object_kind: str  # e.g. "apple"
-    target_kind: str  # receptacle kind to put it in/on; "" for look_at_obj_in_light
-    sentence: str  # ALFWorld's task sentence without "Your task is to: " and the final period
+from coevo.envs.household.goals import Goal
 
 
 @dataclass(frozen=True)
