@@ -63,4 +63,6 @@ def build_component(kind: registry.Registry, node: DictConfig | dict, prefix: st
     schema = getattr(cls, "Config", None)
     if schema is None:
         return cls, node
+    if "name" not in _field_names(schema):  # the selector itself is not a setting of the component
+        node = {k: v for k, v in OmegaConf.to_container(OmegaConf.create(node), resolve=True).items() if k != "name"}
     return cls, validate(node, schema, prefix)

@@ -10,7 +10,6 @@ with the environment's invalid-action observation; they never raise.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch
@@ -166,8 +165,9 @@ def summarize(episodes: list[Episode], task_types: tuple[str, ...] = ()) -> dict
         "invalid_rate": sum(ep.num_invalid for ep in episodes) / max(turns, 1),
         "context_overflow": sum(ep.context_overflow for ep in episodes) / n,
     }
-    types = list(task_types) or sorted({ep.task.task_type for ep in episodes})
-    for task_type in types:
+    present = {ep.task.task_type for ep in episodes}
+    ordered = [t for t in task_types if t in present] + sorted(present - set(task_types))
+    for task_type in ordered:  # only the types that occur, in the environment's order
         of_type = [ep for ep in episodes if ep.task.task_type == task_type]
-        stats[f"success/{task_type}"] = sum(ep.won for ep in of_type) / len(of_type) if of_type else math.nan
+        stats[f"success/{task_type}"] = sum(ep.won for ep in of_type) / len(of_type)
     return stats

@@ -21,7 +21,7 @@ DEFAULT_SYSTEM_PROMPT = (
 @dataclass
 class PromptSettings:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    history_turns: int = 2  # (action, observation) pairs kept verbatim after the first observation
+    history_turns: int = 1  # (action, observation) pairs kept verbatim after the first observation
     memory: bool = True  # append the environment's compact memory line ("seen: ...")
     show_admissible: bool = False  # list the admissible commands (helps free generation)
     max_prompt_tokens: int = 1024  # context limit for one prompt

@@ -42,6 +42,12 @@ class RolloutModule(L.LightningModule):
     def configure_optimizers(self):
         return build_optimizer(self.policy.parameters(), self.optim_settings)
 
+    def on_fit_start(self) -> None:
+        self.policy.train()  # from_pretrained returns modules in eval mode
+
+    def transfer_batch_to_device(self, batch, device, dataloader_idx):
+        return batch  # a list of Tasks: nothing to move; the agent loop places tensors itself
+
     # -- rollouts -----------------------------------------------------------------------------
     def envs(self, n: int):
         while len(self._envs) < n:
@@ -64,7 +70,6 @@ class RolloutModule(L.LightningModule):
 
     def log_rollout_metrics(self, episodes: list[Episode]) -> dict[str, float]:
         stats = summarize(episodes, self.context.task_types)
-        stats = {k: v for k, v in stats.items() if v == v}  # drop NaN (types absent from the batch)
         stats["rollout_seconds"] = self._rollout_seconds
         stats["agent_tokens"] = float(sum(len(t.response_ids) for ep in episodes for t in ep.turns))
         self.log_dict({f"train/{k}": float(v) for k, v in stats.items()}, on_step=True, prog_bar=False)

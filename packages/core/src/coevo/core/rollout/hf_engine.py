@@ -83,28 +83,53 @@ class HFEngine(RolloutEngine):
 
     @torch.no_grad()
     def score(self, prompts: list[list[int]], candidates: list[list[list[int]]]) -> list[list[list[float]]]:
+        """Each prompt is encoded once; its KV cache is then shared by all of its candidates."""
         was_training = self.model.training
         self.model.eval()
-        flat = [(i, j, prompts[i], c) for i in range(len(prompts)) for j, c in enumerate(candidates[i])]
         scores: list[list[list[float]]] = [[[] for _ in cands] for cands in candidates]
-        start = 0
-        while start < len(flat):
-            # pack rows until the padded batch reaches max_batch_tokens
-            end, width = start, 0
-            while end < len(flat):
-                width_next = max(width, len(flat[end][2]) + len(flat[end][3]))
-                if end > start and width_next * (end - start + 1) > self.config.max_batch_tokens:
-                    break
-                width, end = width_next, end + 1
-            chunk = flat[start:end]
-            seqs = [p + c for _, _, p, c in chunk]
-            ids, mask = self._left_pad(seqs)  # [b, W]
-            position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
-            logits = self.model(input_ids=ids, attention_mask=mask, position_ids=position_ids).logits
-            lp = gather_token_logprobs(logits[:, :-1], ids[:, 1:])  # [b, W-1]
-            for row, (i, j, _, cand) in enumerate(chunk):
-                n = len(cand)
-                scores[i][j] = lp[row, lp.shape[1] - n :].tolist() if n else []
-            start = end
+        for chunk in self._prompt_chunks(prompts, candidates):
+            self._score_chunk(chunk, prompts, candidates, scores)
         self.model.train(was_training)
         return scores
+
+    def _prompt_chunks(self, prompts, candidates) -> list[list[int]]:
+        """Groups of prompt indices whose padded prompt + candidate tokens fit max_batch_tokens."""
+        chunks, current, width, rows = [], [], 0, 0
+        for i, prompt in enumerate(prompts):
+            cand_width = max((len(c) for c in candidates[i]), default=0)
+            new_width, new_rows = max(width, len(prompt) + cand_width), rows + len(candidates[i])
+            if current and new_width * (len(current) + new_rows) > self.config.max_batch_tokens:
+                chunks.append(current)
+                current, new_width, new_rows = [], len(prompt) + cand_width, len(candidates[i])
+            current.append(i)
+            width, rows = new_width, new_rows
+        if current:
+            chunks.append(current)
+        return chunks
+
+    def _score_chunk(self, chunk, prompts, candidates, scores) -> None:
+        rows = [(k, j) for k, i in enumerate(chunk) for j in range(len(candidates[i])) if candidates[i][j]]
+        if not rows:
+            return
+        ids, mask = self._left_pad([prompts[i] for i in chunk])  # [P, Tp]
+        position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
+        out = self.model(input_ids=ids, attention_mask=mask, position_ids=position_ids, use_cache=True)
+        owner = torch.tensor([k for k, _ in rows], device=self.device)  # [R] prompt of each candidate row
+        cache = out.past_key_values if getattr(out, "cache", None) is None else out.cache
+        cache.batch_select_indices(owner)  # [R, ...]: each candidate row gets its prompt's cache
+        cands = [candidates[chunk[k]][j] for k, j in rows]
+        width = max(len(c) for c in cands)
+        cand_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long, device=self.device)  # [R, C]
+        cand_mask = torch.zeros((len(rows), width), dtype=torch.long, device=self.device)  # [R, C]
+        for r, c in enumerate(cands):
+            cand_ids[r, : len(c)] = torch.tensor(c)
+            cand_mask[r, : len(c)] = 1
+        prompt_len = mask.sum(-1)[owner]  # [R]
+        cand_pos = prompt_len[:, None] + torch.arange(width, device=self.device)[None, :]  # [R, C]
+        attn = torch.cat([mask[owner], cand_mask], dim=1)  # [R, Tp + C]
+        logits = self.model(input_ids=cand_ids, attention_mask=attn, position_ids=cand_pos, cache=cache).logits
+        first = out.logits[:, -1][owner]  # [R, V] predicts each candidate's first token
+        full = torch.cat([first[:, None], logits[:, :-1]], dim=1)  # [R, C, V]
+        lp = gather_token_logprobs(full, cand_ids)  # [R, C]
+        for r, (k, j) in enumerate(rows):
+            scores[chunk[k]][j] = lp[r, : len(cands[r])].tolist()

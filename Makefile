@@ -1,0 +1,59 @@
+# coevo: make help lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+ALGO ?= grpo
+ARGS ?=
+PKG ?= core
+PACKAGES := core envs
+# torch first: the CPU build (on this machine's disk) where no GPU is visible, so that no
+# dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
+TORCH_SPEC ?= torch==2.13.0
+STAMP := $(VENV)/.installed
+
+.PHONY: help install train eval test test-pkg test-e2e bench lint plugins clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs"
+
+$(STAMP): packages/*/pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	@if $(PY) -c "import torch" 2>/dev/null; then echo "torch present: $$($(PY) -c 'import torch; print(torch.__version__)')"; \
+	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(PIP) install -q torch; \
+	else $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
+	$(PIP) install -q $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	@touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install every package (CPU torch where there is no GPU)
+
+train: $(STAMP) ## train: make train ALGO=grpo ARGS="env.num_objects=3 trainer.max_steps=60"
+	$(PY) -m coevo.core.cli.train algo=$(ALGO) $(ARGS)
+
+eval: $(STAMP) ## evaluate a run or model folder: make eval ARGS="checkpoint=runs/<run> eval.split=eval_out_of_distribution"
+	$(PY) -m coevo.core.cli.eval $(ARGS)
+
+plugins: $(STAMP) ## list installed plugins and their versions
+	$(PY) -m coevo.core.plugins
+
+test: ## per-package tests, each in a venv with only that package, then end-to-end tests
+	@set -e; for p in $(PACKAGES); do $(MAKE) --no-print-directory test-pkg PKG=$$p; done
+	@$(MAKE) --no-print-directory test-e2e
+
+test-pkg: ## one package's tests in its own venv (.venvs/PKG) with only its dependencies
+	bash .ci/test_package.sh $(PKG)
+
+test-e2e: $(STAMP) ## cross-package end-to-end tests with everything installed
+	bash .ci/pytest_ok.sh $(PY) tests
+
+bench: $(STAMP) ## benchmarks (results in bench/results/)
+	$(PY) bench/rollout_throughput.py
+
+lint: $(STAMP) ## ruff
+	$(VENV)/bin/ruff check packages tests bench
+
+clean: ## remove virtual environments and caches (keeps runs/)
+	rm -rf $(VENV) .venvs .cache .pytest_cache
