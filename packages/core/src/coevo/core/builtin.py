@@ -8,3 +8,4 @@ def register() -> None:
     import coevo.core.algos.sft  # noqa: F401
     import coevo.core.policy.builders  # noqa: F401
     import coevo.core.rollout.hf_engine  # noqa: F401
+    import coevo.core.testing.boxes_env  # noqa: F401  (a tiny env for smoke tests: env=boxes)
