@@ -33,6 +33,16 @@ def boxes_corpus(num_tasks: int = 24) -> list[str]:
     return texts
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _single_thread_torch():
+    """One intra-op thread: the tiny models gain nothing from more, and on a busy 2-core machine
+    OpenMP's spinning threads slow every small matmul down by two orders of magnitude."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
 @pytest.fixture(scope="session")
 def corpus() -> list[str]:
     return boxes_corpus()
