@@ -225,3 +225,35 @@ def test_summarize_empty():
     assert summarize([]) == {}
     ep = Episode(Task("boxes", "train", 0, "near", 0), 0)
     assert summarize([ep])["invalid_rate"] == 0.0  # no turns: no division by zero
+
+
+class ExpertScorer(RolloutEngine):
+    """Scores the expert's candidate with log-prob 0 per token and every other one with -2 per token."""
+
+    def __init__(self, env, tokenizer):
+        self.env, self.tokenizer, self.calls = env, tokenizer, []
+
+    def generate(self, prompts, settings):
+        raise AssertionError("choose mode never generates")
+
+    def score(self, prompts, candidates):
+        self.calls.append([len(c) for c in candidates])
+        expert = self.tokenizer.encode(format_action(self.env.expert_action()), add_special_tokens=False)
+        expert.append(self.tokenizer.eos_token_id)
+        return [[[0.0 if c == expert else -2.0] * len(c) for c in cands] for cands in candidates]
+
+
+@pytest.mark.parametrize("greedy", [True, False])
+def test_choose_mode_picks_the_best_scored_candidate(tokenizer, greedy):
+    env = BoxesEnv(BoxesConfig(num_boxes=3, max_steps=4))
+    engine = ExpertScorer(env, tokenizer)
+    # choice temperature 0.01: the expert's softmax weight is ~ 1 - 2 exp(-200) even when sampling
+    settings = AgentSettings(mode="choose", choice_temperature=0.01)
+    (ep,) = AgentLoop(engine, tokenizer, settings).run([env.task("train", 0)], [env],
+                                                       greedy=greedy, generator=torch.Generator().manual_seed(0))
+    assert ep.won and ep.reward == 1.0 and ep.num_turns == 2
+    # turn 1: 3 "go to" candidates; turn 2: 2 "go to" + "open"
+    assert engine.calls == [[3], [3]]
+    for turn in ep.turns:
+        assert turn.response_logprobs == [0.0] * len(turn.response_ids)  # the chosen candidate's scores
+        assert tokenizer.decode(turn.response_ids) == f"<action>{turn.action}</action><|im_end|>"
