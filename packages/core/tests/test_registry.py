@@ -130,11 +130,6 @@ def test_bad_import_string_gives_a_clear_error(no_discovery):
     assert "install its optional dependencies" in message
 
 
-@pytest.mark.xfail(
-    reason="registry._import_string wraps only ImportError: an import string whose module exists but "
-    "whose attribute does not ('json:no_such_attr') escapes as a raw AttributeError, not a RegistryError",
-    strict=True,
-)
 def test_import_string_with_missing_attribute_gives_a_registry_error(no_discovery):
     reg = Registry("backend")
     reg.register("typo", "json:no_such_attr")

@@ -160,12 +160,6 @@ def test_generation_without_eos_is_unfinished(fresh_tiny_model, tokenizer):
         assert not g.finished and len(g.token_ids) == 7 and tokenizer.eos_token_id not in g.token_ids
 
 
-@pytest.mark.xfail(
-    reason="HFEngine.generate does not override the model's generation_config: a repetition_penalty "
-    "(set in many Hugging Face generation_config.json files) is applied while sampling, so the tokens "
-    "are not drawn from the softmax whose log-probs the engine reports",
-    strict=True,
-)
 def test_greedy_ignores_the_models_generation_config_penalties(fresh_tiny_model, tokenizer):
     prompt = _enc(tokenizer, "You arrive at the red box.")
     engine = HFEngine(HFEngineConfig(), fresh_tiny_model, tokenizer)

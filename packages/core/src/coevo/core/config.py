@@ -8,6 +8,7 @@ value fails with one message that names the full key and says how to fix it.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Any, TypeVar
 
 from omegaconf import DictConfig, OmegaConf
@@ -26,6 +27,21 @@ def _field_names(schema: type) -> list[str]:
     return [f.name for f in dataclasses.fields(schema)]
 
 
+def _nested_schema(schema: type, full_key: str) -> tuple[str, type]:
+    """The dataclass that holds the last part of ``full_key`` (for "valid keys" hints)."""
+    parts = full_key.split(".")[:-1]
+    current, walked = schema, []
+    for part in parts:
+        field_types = {f.name: f.type for f in dataclasses.fields(current)}
+        hints = typing.get_type_hints(current)
+        candidate = hints.get(part, field_types.get(part))
+        if not (isinstance(candidate, type) and dataclasses.is_dataclass(candidate)):
+            break
+        current = candidate
+        walked.append(part)
+    return ".".join(walked), current
+
+
 def validate(node: Any, schema: type[T], prefix: str) -> T:
     """An instance of ``schema`` built from ``node``; ``prefix`` is the node's key path (e.g. "env")."""
     if node is None:
@@ -37,7 +53,9 @@ def validate(node: Any, schema: type[T], prefix: str) -> T:
         message = str(exc).splitlines()[0]
         hint = ""
         if "not in" in message or "Key '" in message:
-            hint = f"; valid keys of {prefix}: {_field_names(schema)}"
+            parent, nested = _nested_schema(schema, getattr(exc, "full_key", "") or "")
+            where = ".".join(p for p in (prefix, parent) if p)
+            hint = f"; valid keys of {where}: {_field_names(nested)}"
         raise ConfigError(f"config error at '{key}': {message}{hint}") from None
     try:
         return OmegaConf.to_object(merged)

@@ -136,7 +136,12 @@ def _import_string(spec: str, kind: str, name: str) -> Any:
             f"{kind} '{name}' needs '{module_name}', which failed to import ({exc}); "
             f"install its optional dependencies"
         ) from exc
-    return getattr(module, attr) if attr else module
+    if not attr:
+        return module
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise RegistryError(f"{kind} '{name}': module '{module_name}' has no attribute '{attr}'") from None
 
 
 # The typed registries. Names of components that live in known packages are hinted so that a

@@ -2,7 +2,8 @@
 
 Each turn, every unfinished episode gets a prompt built from its history; the engine either
 samples a free-form reply (``mode="generate"``) or scores every admissible command as a
-candidate reply and samples one from the softmax over their log-likelihoods (``mode="choose"``).
+candidate reply and samples one from the softmax over their log-likelihoods (``mode="choose"``;
+by default the per-token mean, so that short commands such as "look" are not favoured).
 The chosen candidate's tokens and per-token log-probs are recorded exactly like generated ones,
 so both modes train the same way. Malformed replies cost ``invalid_penalty`` and are answered
 with the environment's invalid-action observation; they never raise.
@@ -22,6 +23,7 @@ from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
 
 MODES = ("generate", "choose")
+CHOICE_SCORES = ("sum", "mean")
 
 
 @dataclass
@@ -31,11 +33,14 @@ class AgentSettings:
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     invalid_penalty: float = 0.1  # subtracted from the return per invalid action
     max_turns: int | None = None  # defaults to the environment's max_steps
-    choice_temperature: float = 1.0  # temperature of the softmax over candidate log-likelihoods
+    choice_temperature: float = 1.0  # temperature of the softmax over candidate scores
+    choice_score: str = "mean"  # candidate score: "sum" (sequence log-likelihood) | "mean" (per token)
 
     def __post_init__(self):
         if self.mode not in MODES:
             raise ValueError(f"agent.mode: unknown mode '{self.mode}'; choose one of {list(MODES)}")
+        if self.choice_score not in CHOICE_SCORES:
+            raise ValueError(f"agent.choice_score: unknown '{self.choice_score}'; choose one of {list(CHOICE_SCORES)}")
 
 
 @dataclass
@@ -121,6 +126,8 @@ class AgentLoop:
         replies = []
         for cands, cand_scores in zip(candidates, scores):
             totals = torch.tensor([sum(s) for s in cand_scores])  # [K] log-likelihood per candidate
+            if self.settings.choice_score == "mean":  # length-normalised: short commands are not favoured
+                totals = totals / torch.tensor([max(1, len(s)) for s in cand_scores])
             if greedy:
                 pick = int(totals.argmax())
             else:

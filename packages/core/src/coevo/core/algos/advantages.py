@@ -45,7 +45,10 @@ def rloo_advantages(
     eps: float = 1e-6,
     scale_by_std: bool = False,
 ) -> torch.Tensor:  # [E]
-    """Leave-one-out baseline: A_i = R_i - mean_{j != i in group} R_j (0 for singleton groups)."""
+    """Leave-one-out baseline: A_i = R_i - mean_{j != i in group} R_j (0 for singleton groups).
+
+    With ``scale_by_std`` the result is divided by the group's unbiased reward std (+ eps).
+    """
     rewards = rewards.float()
     _, inverse = torch.unique(group_ids, return_inverse=True)
     num_groups = int(inverse.max().item()) + 1 if inverse.numel() else 0
@@ -54,4 +57,9 @@ def rloo_advantages(
     others = (counts[inverse] - 1).clamp(min=1)
     baseline = (sums[inverse] - rewards) / others
     advantage = torch.where(counts[inverse] > 1, rewards - baseline, torch.zeros_like(rewards))
+    if scale_by_std:
+        means = sums / counts
+        sq = torch.zeros(num_groups).index_add_(0, inverse, (rewards - means[inverse]) ** 2)
+        std = torch.sqrt(sq / (counts - 1).clamp(min=1))
+        advantage = advantage / (std[inverse] + eps)
     return advantage

@@ -7,12 +7,14 @@ by ``tiny`` to train its tokenizer) and returns ``(model, tokenizer)``. Nothing 
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
 
 from coevo.core import registry
 from coevo.core.policy.lora import LoraSettings
@@ -68,6 +70,22 @@ class HFBuilder:
         return load_pretrained(self.config.path, dtype=self.config.dtype, gguf_file=self.config.gguf_file)
 
 
+def _load_tokenizer(folder: Path, kwargs: dict):
+    """The folder's tokenizer exactly as saved.
+
+    AutoTokenizer maps a folder to the model type's tokenizer class (Qwen2Tokenizer for a Qwen2
+    config), which re-creates its own pre-tokenizer and would split text differently from the
+    generic BPE that ``tiny`` trained; a tokenizer saved as a generic ``tokenizers`` backend is
+    therefore loaded as such.
+    """
+    config_file = folder / "tokenizer_config.json"
+    if config_file.is_file():
+        saved_class = json.loads(config_file.read_text()).get("tokenizer_class")
+        if saved_class in ("TokenizersBackend", "PreTrainedTokenizerFast"):
+            return PreTrainedTokenizerFast.from_pretrained(folder, **kwargs)
+    return AutoTokenizer.from_pretrained(folder, **kwargs)
+
+
 def load_pretrained(path: str | Path, dtype: str = "float32", gguf_file: str | None = None):
     """Load model + tokenizer from ``path`` offline; a clear error if the folder is not a model."""
     folder = Path(path).expanduser()
@@ -87,7 +105,7 @@ def load_pretrained(path: str | Path, dtype: str = "float32", gguf_file: str | N
     kwargs = {"local_files_only": True}
     if gguf_file:
         kwargs["gguf_file"] = gguf_file
-    tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
+    tokenizer = _load_tokenizer(folder, kwargs)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype, **kwargs)
     if tokenizer.chat_template is None:
         tokenizer.chat_template = CHATML_TEMPLATE

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from transformers import GenerationConfig
 
 from coevo.core import registry
 from coevo.core.policy.logprobs import gather_token_logprobs
@@ -26,8 +27,8 @@ class HFEngineConfig:
 class HFEngine(RolloutEngine):
     Config = HFEngineConfig
 
-    def __init__(self, config: HFEngineConfig, model: torch.nn.Module, tokenizer):
-        self.config = config
+    def __init__(self, config: HFEngineConfig | None, model: torch.nn.Module, tokenizer):
+        self.config = config or HFEngineConfig()
         self.model = model
         self.tokenizer = tokenizer
         self.pad_id = tokenizer.pad_token_id
@@ -57,19 +58,25 @@ class HFEngine(RolloutEngine):
         self.model.eval()
         ids, mask = self._left_pad(prompts)
         greedy = settings.temperature <= 0
-        out = self.model.generate(
-            input_ids=ids,
-            attention_mask=mask,
+        # only the sampling settings apply: penalties or top-k from the model's own
+        # generation_config.json would make the sampled distribution differ from the reported log-probs
+        sampling = {} if greedy else {"temperature": settings.temperature, "top_p": settings.top_p, "top_k": 0}
+        generation_config = GenerationConfig(
             do_sample=not greedy,
-            temperature=None if greedy else settings.temperature,
-            top_p=None if greedy else settings.top_p,
-            top_k=None,
             max_new_tokens=settings.max_new_tokens,
             eos_token_id=self.stop_ids,
             pad_token_id=self.pad_id,
             output_logits=True,
             return_dict_in_generate=True,
+            **sampling,
         )
+        # The model's own generation_config.json (penalties, top-k) must not apply, or the sampled
+        # distribution would differ from the reported log-probs: swap in ours for this call.
+        saved, self.model.generation_config = self.model.generation_config, generation_config
+        try:
+            out = self.model.generate(input_ids=ids, attention_mask=mask)
+        finally:
+            self.model.generation_config = saved
         self.model.train(was_training)
         new_tokens = out.sequences[:, ids.shape[1] :]  # [B, N]
         logits = torch.stack(out.logits, dim=1)  # [B, N, V] raw logits
