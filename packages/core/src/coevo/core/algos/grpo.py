@@ -96,7 +96,7 @@ class GRPO(RolloutModule):
         if self.config.skip_zero_advantage and self.config.kl_coef == 0:
             samples = [s for s in samples if s.advantage != 0.0]
         update_stats = self.update(samples)
-        self.log_dict({f"train/{k}": v for k, v in update_stats.items()}, on_step=True)
+        self.record(update_stats)
         self.log("loss", update_stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
         return None
 

@@ -72,10 +72,19 @@ class RolloutModule(L.LightningModule):
         stats = summarize(episodes, self.context.task_types)
         stats["rollout_seconds"] = self._rollout_seconds
         stats["agent_tokens"] = float(sum(len(t.response_ids) for ep in episodes for t in ep.turns))
-        self.log_dict({f"train/{k}": float(v) for k, v in stats.items()}, on_step=True, prog_bar=False)
+        self.record(stats)
         self.log("reward", stats["reward"], prog_bar=True, on_step=True, logger=False)
         self.log("success", stats["success"], prog_bar=True, on_step=True, logger=False)
         return stats
+
+    def record(self, metrics: dict[str, float]) -> None:
+        """Log ``metrics`` as ``train/<key>`` for this step (TensorBoard and ``step_metrics``)."""
+        values = {f"train/{k}": float(v) for k, v in metrics.items()}
+        self.step_metrics.update(values)
+        self.log_dict(values, on_step=True, prog_bar=False)
+
+    def on_train_batch_start(self, batch, batch_idx) -> None:
+        self.step_metrics: dict[str, float] = {}  # exactly what this step logged (no stale keys)
 
     def optimizer_step_with_clipping(self) -> float:
         optimizer = self.optimizers()

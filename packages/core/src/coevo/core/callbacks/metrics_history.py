@@ -28,10 +28,9 @@ class MetricsHistory(L.Callback):
         self.path.write_text("".join(line + "\n" for line in keep))
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        row = {"step": trainer.global_step}
-        for key, value in trainer.callback_metrics.items():
-            if key.startswith("train/"):
-                row[key] = float(value)
+        # the module's own record of this step: trainer.callback_metrics would also hold stale
+        # values of keys logged in earlier steps only (e.g. a task type absent from this batch)
+        row = {"step": trainer.global_step, **getattr(pl_module, "step_metrics", {})}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as handle:
             handle.write(json.dumps(row) + "\n")

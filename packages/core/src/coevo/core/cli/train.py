@@ -120,8 +120,9 @@ def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer) -> L.Trainer:
                         save_last=True, save_top_k=1, auto_insert_metric_name=False),
         MetricsHistory(run_dir / "metrics.jsonl"),
         PolicyExport(run_dir / "policy", tokenizer),
-        RichProgressBar(leave=True) if t.progress_bar and sys.stdout.isatty() else TQDMProgressBar(refresh_rate=1),
     ]
+    if t.progress_bar:
+        callbacks.append(RichProgressBar(leave=True) if sys.stdout.isatty() else TQDMProgressBar(refresh_rate=1))
     for name in t.callbacks:
         callbacks.append(registry.callbacks.get(name)())
     return L.Trainer(
