@@ -19,7 +19,7 @@ def test_parse_list():
 def test_memory_line_follows_observations():
     memory = ObservationMemory()
     memory.observe(INTRO)
-    assert memory.render() == "seen: nothing; holding: nothing"
+    assert memory.render() == "seen: nothing; unexplored: cabinet 1, countertop 1, fridge 1, microwave 1; holding: nothing"
     assert memory.receptacles == ["cabinet 1", "countertop 1", "fridge 1", "microwave 1"]
     assert memory.goal.task_type == "pick_heat_then_place_in_recep"
     for text in [
@@ -30,7 +30,8 @@ def test_memory_line_follows_observations():
     ]:
         memory.observe(text)
     assert memory.render() == (
-        "seen: cabinet 1 (closed), countertop 1 (nothing), fridge 1 (apple 1, mug 2); holding: nothing"
+        "seen: cabinet 1 (closed), countertop 1 (nothing), fridge 1 (apple 1, mug 2); "
+        "unexplored: cabinet 1, microwave 1; holding: nothing"
     )
     memory.observe("You pick up the apple 1 from the fridge 1.")
     memory.observe("Nothing happens.")
@@ -39,13 +40,13 @@ def test_memory_line_follows_observations():
     assert memory.at == "microwave 1"
     assert memory.render() == (
         "seen: cabinet 1 (closed), countertop 1 (nothing), fridge 1 (mug 2), microwave 1 (closed); "
-        "holding: apple 1 (hot)"
+        "unexplored: cabinet 1, microwave 1; holding: apple 1 (hot)"
     )
     memory.observe("You arrive at countertop 1. On the countertop 1, you see nothing.")
     memory.observe("You put the apple 1 in/on the countertop 1.")
     assert memory.render() == (
         "seen: cabinet 1 (closed), countertop 1 (apple 1), fridge 1 (mug 2), microwave 1 (closed); "
-        "holding: nothing"
+        "unexplored: cabinet 1, microwave 1; holding: nothing"
     )
 
 
@@ -54,15 +55,19 @@ def test_a_new_intro_forgets_the_previous_episode():
     memory.observe(INTRO)
     memory.observe("You arrive at countertop 1. On the countertop 1, you see a apple 1.")
     memory.observe(INTRO)
-    assert memory.render() == "seen: nothing; holding: nothing"
+    assert memory.render() == "seen: nothing; unexplored: cabinet 1, countertop 1, fridge 1, microwave 1; holding: nothing"
 
 
 def test_env_memory_only_reflects_what_was_observed(all_types_env):
     env = all_types_env
     env.reset(env.task("train", 1))  # two lettuces hidden in the closed fridge 1
-    assert env.memory() == "seen: nothing; holding: nothing"
+    room = "cabinet 1, desk 1, diningtable 1, diningtable 2, fridge 1, shelf 1"
+    assert env.memory() == f"seen: nothing; unexplored: {room}; holding: nothing"
     env.step("go to fridge 1")
-    assert env.memory() == "seen: fridge 1 (closed); holding: nothing"
+    assert env.memory() == f"seen: fridge 1 (closed); unexplored: {room}; holding: nothing"
     env.step("open fridge 1")
     env.step("take lettuce 1 from fridge 1")
-    assert env.memory() == "seen: fridge 1 (lettuce 2); holding: lettuce 1"
+    assert env.memory() == (
+        "seen: fridge 1 (lettuce 2); unexplored: cabinet 1, desk 1, diningtable 1, diningtable 2, shelf 1; "
+        "holding: lettuce 1"
+    )

@@ -114,14 +114,22 @@ class ObservationMemory:
         )
 
     def render(self) -> str:
-        seen = []
+        """``seen: <receptacle> (<contents>|closed), ...; unexplored: ...; holding: <object> (<states>)``.
+
+        ``unexplored`` lists the receptacles of the room overview whose contents were not seen
+        yet, so that "where to look next" is a choice from a short list rather than a set
+        difference the agent must compute over its history.
+        """
+        seen, unexplored = [], []
         for receptacle in self.receptacles:
             if receptacle in self.contents:
                 objects = ", ".join(self.contents[receptacle]) or "nothing"
                 seen.append(f"{receptacle} ({objects})")
             elif receptacle in self.seen_closed:
                 seen.append(f"{receptacle} (closed)")
+            if receptacle not in self.contents:
+                unexplored.append(receptacle)
         holding = self.holding or "nothing"
         if self.holding and self.states.get(self.holding):
             holding += f" ({', '.join(sorted(self.states[self.holding]))})"
-        return f"seen: {', '.join(seen) or 'nothing'}; holding: {holding}"
+        return f"seen: {', '.join(seen) or 'nothing'}; unexplored: {', '.join(unexplored) or 'nothing'}; holding: {holding}"
