@@ -41,10 +41,11 @@ def compose_train(tmp_path):
     """``compose_train(*overrides)`` → a train config writing under tmp_path (cache shared per test)."""
 
     def _compose(*overrides: str):
+        fast = FAST if "model=hf" not in overrides else [o for o in FAST if not o.startswith("model.")]
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
             return compose(
                 "train",
-                overrides=[*FAST, f"warmstart.cache_dir={tmp_path / 'cache'}", f"run_dir={tmp_path / 'run'}", *overrides],
+                overrides=[*fast, f"warmstart.cache_dir={tmp_path / 'cache'}", f"run_dir={tmp_path / 'run'}", *overrides],
             )
 
     return _compose

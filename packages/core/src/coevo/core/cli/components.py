@@ -8,12 +8,16 @@ from dataclasses import asdict, is_dataclass
 from omegaconf import DictConfig, OmegaConf
 
 from coevo.core import registry
-from coevo.core.config import build_component
+from coevo.core.config import ConfigError, build_component
 
 
 def env_factory(node: DictConfig):
     """``(environment class, validated config, factory)`` for the ``env`` node."""
     env_cls, env_cfg = build_component(registry.envs, node, "env")
+    try:
+        env_cls(env_cfg).close()  # surfaces value errors (e.g. an unknown task type) before any work
+    except ValueError as exc:
+        raise ConfigError(f"config error at 'env': {exc}") from None
     return env_cls, env_cfg, functools.partial(env_cls, env_cfg)
 
 

@@ -73,7 +73,7 @@ def run(cfg: DictConfig) -> dict:
     L.seed_everything(settings.seed, workers=True, verbose=False)
     env_cls, env_cfg, make_env = env_factory(cfg.env)
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
-    engine_name_cls, engine_cfg = engine_component(cfg.get("rollout"))
+    _, engine_cfg = engine_component(cfg.get("rollout"))
     if ckpt is None:
         OmegaConf.save(cfg, run_dir / "config.yaml")
 
