@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from coevo.core.agent.parsing import format_action
 from coevo.core.agent.prompt import DEFAULT_SYSTEM_PROMPT
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from omegaconf import OmegaConf
+
 from coevo.core import registry
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.algos.grpo import GRPOConfig
 from coevo.core.config import ConfigError, build_component, validate
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
-from omegaconf import OmegaConf
 
 
 def test_validate_builds_the_dataclass_with_overrides_and_defaults():

@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 
-import coevo.core
 import pytest
+
+import coevo.core
 from coevo.core import registry
 from coevo.core.registry import Registry, RegistryError
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from coevo.core.agent.loop import AgentLoop, AgentSettings, summarize
 from coevo.core.agent.parsing import format_action
 from coevo.core.agent.prompt import PromptSettings, build_messages

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+
 from coevo.core import registry
 from coevo.core.algos.advantages import grpo_advantages, rloo_advantages
 

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+
 from coevo.core.algos.optim import OptimSettings, build_optimizer, lr_factor
 
 

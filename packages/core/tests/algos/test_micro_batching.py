@@ -6,6 +6,7 @@ import random
 
 import pytest
 import torch
+
 from coevo.core.algos.batching import Sample, collate_samples, micro_batches
 
 PAD = 0

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+
 from coevo.core import registry
 from coevo.core.algos.losses import aggregate, clipped_policy_gradient_loss, k3_kl
 

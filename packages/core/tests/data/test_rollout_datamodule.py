@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import torch
+
 from coevo.core.data.rollout_datamodule import RolloutDataModule, task_batch
 from coevo.core.env.protocol import Task
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+
 from coevo.core.policy.conversation import encode_conversation, render_prompt
 
 OBS1 = "You are in a room. You see a red box, a blue box.\n\nYour task is to: open the red box."

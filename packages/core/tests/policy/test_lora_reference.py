@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+
 from coevo.core.policy.lora import LoraSettings, ReferencePolicy, apply_lora, is_peft
 
 

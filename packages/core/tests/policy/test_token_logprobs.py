@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+
 from coevo.core.policy.logprobs import gather_token_logprobs, sequence_token_logprobs
 
 

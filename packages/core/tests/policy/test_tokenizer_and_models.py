@@ -6,6 +6,7 @@ import json
 
 import pytest
 import torch
+
 from coevo.core import registry
 from coevo.core.policy.builders import HFBuilder, ModelLoadError, TinyBuilder, load_pretrained
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from coevo.core import registry
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings

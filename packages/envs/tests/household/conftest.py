@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from coevo.envs.household.catalog import OPENABLE_KINDS, TASK_TYPES, kind_of
 from coevo.envs.household.env import HouseholdEnv
 from coevo.envs.household.goals import Goal

@@ -2,6 +2,7 @@
 commands, snapshot/restore, max_steps, and the protocol's surface."""
 
 import pytest
+
 from coevo.core.env.protocol import Environment, Task
 from coevo.envs.household.catalog import OOD_OBJECT_KINDS, OOD_RECEPTACLE_KINDS, TASK_TYPES
 from coevo.envs.household.env import HouseholdEnv

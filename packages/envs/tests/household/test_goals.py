@@ -1,6 +1,7 @@
 """Task sentences (both ALFWorld phrasings), their parser, and the win test on hand-built worlds."""
 
 import pytest
+
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.goals import PHRASINGS, Goal, goal_sentence, is_goal_met, parse_goal
 

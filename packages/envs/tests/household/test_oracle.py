@@ -1,6 +1,7 @@
 """The observable oracle: wins every generated task and decides from observation texts only."""
 
 import pytest
+
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.env import HouseholdEnv
 from coevo.envs.household.oracle import ObservableOracle

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coevo.core.agent.parsing import format_action
-from coevo.core.agent.prompt import PromptSettings, build_messages
+from coevo.core.agent.prompt import PromptSettings, expert_messages, opening
 from coevo.core.env.protocol import Environment
 
 Message = dict[str, str]
@@ -26,7 +25,7 @@ def collect_expert_examples(
     examples: list[list[Message]] = []
     won = 0
     for index in range(first_index, first_index + num_episodes):
-        first = env.reset(env.task(split, index))
+        first = opening(settings, env.reset(env.task(split, index)), env.goal)
         history: list[tuple[str, str]] = []
         for _ in range(env.max_steps):
             action = env.expert_action()
@@ -36,11 +35,10 @@ def collect_expert_examples(
                 )
             admissible = env.admissible_actions() if settings.show_admissible else None
             memory = env.memory() if settings.memory else None
-            messages = build_messages(settings, first, history, memory, admissible)
-            response = format_action(action)
-            examples.append(messages + [{"role": "assistant", "content": response}])
+            example = expert_messages(settings, first, history, memory, admissible, action)
+            examples.append(example)
             result = env.step(action)
-            history.append((response, result.observation))
+            history.append((example[-1]["content"], result.observation))
             if result.done:
                 won += int(result.won)
                 break

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import torch
 
 from coevo.core.agent.parsing import format_action, parse_action
-from coevo.core.agent.prompt import PromptSettings, build_messages
+from coevo.core.agent.prompt import PromptSettings, build_messages, opening
 from coevo.core.agent.types import Episode, Turn
 from coevo.core.env.protocol import Environment, Task
 from coevo.core.policy.conversation import render_prompt
@@ -73,7 +73,7 @@ class AgentLoop:
         group_ids = group_ids if group_ids is not None else list(range(len(tasks)))
         live = []
         for task, env, gid in zip(tasks, envs, group_ids):
-            first = env.reset(task)
+            first = opening(self.settings.prompt, env.reset(task), env.goal)
             live.append(_Live(Episode(task, gid), env, first))
         while True:
             active = [item for item in live if not item.done]

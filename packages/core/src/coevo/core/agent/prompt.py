@@ -25,6 +25,25 @@ class PromptSettings:
     memory: bool = True  # append the environment's compact memory line ("seen: ...")
     show_admissible: bool = False  # list the admissible commands (helps free generation)
     max_prompt_tokens: int = 1024  # context limit for one prompt
+    first_observation: str = "full"  # "full": the whole first observation | "goal": only its task sentence
+
+
+FIRST_OBSERVATION_MODES = ("full", "goal")
+
+
+def opening(settings: PromptSettings, first_observation: str, goal: str) -> str:
+    """The first user message: the environment's first observation, or just its task sentence.
+
+    ``"goal"`` keeps prompts short for small models when the memory line already lists the room.
+    """
+    if settings.first_observation == "full":
+        return first_observation
+    if settings.first_observation == "goal":
+        return f"Your task is to: {goal}."
+    raise ValueError(
+        f"agent.prompt.first_observation: unknown '{settings.first_observation}'; "
+        f"choose one of {list(FIRST_OBSERVATION_MODES)}"
+    )
 
 
 def build_messages(
@@ -37,7 +56,7 @@ def build_messages(
 ) -> list[dict[str, str]]:
     keep = settings.history_turns if keep_turns is None else keep_turns
     recent = history[-keep:] if keep > 0 else []
-    messages = [{"role": "system", "content": settings.system_prompt}]
+    messages = [{"role": "system", "content": settings.system_prompt}] if settings.system_prompt else []
     messages.append({"role": "user", "content": first_observation})
     for response, observation in recent:
         messages.append({"role": "assistant", "content": response})

@@ -88,7 +88,7 @@ class GRPO(RolloutModule):
     def training_step(self, batch: list, batch_idx: int):
         tasks = list(batch)
         episodes = self.rollout(tasks)
-        stats = self.log_rollout_metrics(episodes)
+        self.log_rollout_metrics(episodes)
         rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
         group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
         advantages = self.advantage_fn(rewards, group_ids, scale_by_std=self.config.scale_by_std)  # [E]

@@ -104,5 +104,5 @@ class Environment(ABC):
         """The next action of this environment's expert (for warm-start data); ``None`` if none."""
         return None
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional hook; most environments hold nothing)
         """Release external resources (subprocesses, files)."""

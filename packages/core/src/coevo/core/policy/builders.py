@@ -8,7 +8,6 @@ by ``tiny`` to train its tokenizer) and returns ``(model, tokenizer)``. Nothing 
 from __future__ import annotations
 
 import json
-
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path

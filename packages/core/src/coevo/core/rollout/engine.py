@@ -40,5 +40,5 @@ class RolloutEngine(ABC):
         ``candidates[i][j]`` is the j-th continuation of prompt i; the result has the same shape.
         """
 
-    def sync_weights(self, model: torch.nn.Module) -> None:
+    def sync_weights(self, model: torch.nn.Module) -> None:  # noqa: B027 (no-op for shared weights)
         """Make the engine sample from ``model``'s current weights (a no-op when they are shared)."""
