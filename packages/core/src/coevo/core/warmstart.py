@@ -78,7 +78,9 @@ def warm_start(
         collate_fn=sft_collate(tokenizer.pad_token_id),
         generator=torch.Generator().manual_seed(settings.seed),
     )
-    optim = replace(settings.sft.optim, decay_steps=settings.sft.epochs * len(loader))  # decay over the whole run
+    optim = settings.sft.optim
+    if optim.decay_steps <= 0:  # 0 means: decay over the whole warm start
+        optim = replace(optim, decay_steps=settings.sft.epochs * len(loader))
     module = SFTModule(model, optim)
     trainer = L.Trainer(
         max_epochs=settings.sft.epochs,

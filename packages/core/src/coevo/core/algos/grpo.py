@@ -151,11 +151,11 @@ class GRPO(RolloutModule):
                 ref = sequence_token_logprobs(ref_model, ids, attn, self.logprob_temperature)
             kl = aggregate(k3_kl(logprobs, ref), mask, self.config.loss_aggregation, normalizer)
             loss = loss + self.config.kl_coef * kl
-            kl_value = float(kl)
+            kl_value = float(kl.detach())
         share = float(mask.sum()) / normalizer if self.config.loss_aggregation == "token_mean" else mask.shape[0] / normalizer
         parts = {
-            "loss": float(loss),
-            "pg_loss": float(pg_loss),
+            "loss": float(loss.detach()),
+            "pg_loss": float(pg_loss.detach()),
             "kl": kl_value,
             "clip_fraction": float(pg_stats["clip_fraction"]) * share,
         }
