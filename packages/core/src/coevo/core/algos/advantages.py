@@ -1,14 +1,38 @@
 """Advantage estimators: plain functions with one signature, registered by name.
 
-Signature: ``fn(rewards, group_ids, eps) -> advantages`` where every tensor is ``[num_episodes]``.
-Episodes that share a ``group_id`` were rolled out from the same task (GRPO's group).
+Signature: ``fn(rewards, group_ids, eps, scale_by_std) -> advantages`` where every tensor is
+``[num_episodes]``. Episodes that share a ``group_id`` were rolled out from the same task (GRPO's
+group).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
 from coevo.core import registry
+
+
+@dataclass
+class GroupStats:
+    index: torch.Tensor  # [E] long, group of each episode (0..G-1)
+    count: torch.Tensor  # [E] size of the episode's group
+    total: torch.Tensor  # [E] sum of the group's rewards
+    mean: torch.Tensor  # [E] the group's mean reward
+    std: torch.Tensor  # [E] the group's unbiased reward std (0 for singleton groups)
+
+
+def group_stats(rewards: torch.Tensor, group_ids: torch.Tensor) -> GroupStats:
+    """Per-episode statistics of its group, gathered back to ``[E]``."""
+    _, index = torch.unique(group_ids, return_inverse=True)  # [E]
+    num_groups = int(index.max().item()) + 1 if index.numel() else 0
+    counts = torch.zeros(num_groups).index_add_(0, index, torch.ones_like(rewards))  # [G]
+    sums = torch.zeros(num_groups).index_add_(0, index, rewards)  # [G]
+    means = sums / counts  # [G]
+    squares = torch.zeros(num_groups).index_add_(0, index, (rewards - means[index]) ** 2)  # [G]
+    std = torch.sqrt(squares / (counts - 1).clamp(min=1))  # [G]
+    return GroupStats(index, counts[index], sums[index], means[index], std[index])
 
 
 @registry.advantages.register("grpo")
@@ -25,17 +49,9 @@ def grpo_advantages(
     ``scale_by_std=False`` only the mean is subtracted (Dr. GRPO).
     """
     rewards = rewards.float()
-    _, inverse = torch.unique(group_ids, return_inverse=True)  # [E] group index 0..G-1
-    num_groups = int(inverse.max().item()) + 1 if inverse.numel() else 0
-    counts = torch.zeros(num_groups).index_add_(0, inverse, torch.ones_like(rewards))  # [G]
-    sums = torch.zeros(num_groups).index_add_(0, inverse, rewards)  # [G]
-    means = sums / counts  # [G]
-    centred = rewards - means[inverse]  # [E]
-    if not scale_by_std:
-        return centred
-    sq = torch.zeros(num_groups).index_add_(0, inverse, centred**2)  # [G]
-    std = torch.sqrt(sq / (counts - 1).clamp(min=1))  # [G] unbiased
-    return centred / (std[inverse] + eps)
+    stats = group_stats(rewards, group_ids)
+    centred = rewards - stats.mean
+    return centred / (stats.std + eps) if scale_by_std else centred
 
 
 @registry.advantages.register("rloo")
@@ -50,16 +66,7 @@ def rloo_advantages(
     With ``scale_by_std`` the result is divided by the group's unbiased reward std (+ eps).
     """
     rewards = rewards.float()
-    _, inverse = torch.unique(group_ids, return_inverse=True)
-    num_groups = int(inverse.max().item()) + 1 if inverse.numel() else 0
-    counts = torch.zeros(num_groups).index_add_(0, inverse, torch.ones_like(rewards))
-    sums = torch.zeros(num_groups).index_add_(0, inverse, rewards)
-    others = (counts[inverse] - 1).clamp(min=1)
-    baseline = (sums[inverse] - rewards) / others
-    advantage = torch.where(counts[inverse] > 1, rewards - baseline, torch.zeros_like(rewards))
-    if scale_by_std:
-        means = sums / counts
-        sq = torch.zeros(num_groups).index_add_(0, inverse, (rewards - means[inverse]) ** 2)
-        std = torch.sqrt(sq / (counts - 1).clamp(min=1))
-        advantage = advantage / (std[inverse] + eps)
-    return advantage
+    stats = group_stats(rewards, group_ids)
+    baseline = (stats.total - rewards) / (stats.count - 1).clamp(min=1)
+    advantage = torch.where(stats.count > 1, rewards - baseline, torch.zeros_like(rewards))
+    return advantage / (stats.std + eps) if scale_by_std else advantage
