@@ -78,7 +78,12 @@ class Registry(Generic[T]):
         if name in self._entries:
             previous = self._entries[name]
             if previous.target is target:
-                return  # re-import of the same module registering the same object
+                # the same object again (a module imported before discovery ran): keep it, and
+                # learn which distribution provides it
+                previous.distribution = previous.distribution or _current_distribution
+                if _current_record is not None:
+                    _current_record.registered.append((self.kind, name))
+                return
             owner = previous.distribution or "this process"
             raise RegistryError(
                 f"duplicate {self.kind} '{name}': already registered by {owner}; "

@@ -7,7 +7,9 @@ state, which GRPO groups, RSIPO replays and EVOHEIR's fresh-evidence checks rely
 
 Text conventions follow ALFWorld: ``reset`` returns the first observation (which states the
 goal), ``step`` takes the action text and answers with the next observation; an inadmissible
-action is answered with the environment's ``invalid_observation`` and does not change the state.
+action is answered with the environment's ``invalid_observation`` and does not change the state
+of the world, but it does count as a step towards ``max_steps`` (as in ALFWorld). Stepping after
+the episode has ended returns ``invalid_observation`` with ``done=True, invalid=True``.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class Environment(ABC):
     @property
     @abstractmethod
     def goal(self) -> str:
-        """The task sentence of the current episode, e.g. "put some apple on countertop 1"."""
+        """The task sentence of the current episode, e.g. "put some apple on countertop" (as in ALFWorld)."""
 
     @abstractmethod
     def snapshot(self) -> Any:
