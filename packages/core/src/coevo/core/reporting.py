@@ -60,7 +60,7 @@ def plot_training(metrics_path: Path, out_png: Path, before: dict | None, after:
     ax.grid(alpha=0.3)
     ax = axes[1]
     keys = [k for k in (after or before or {}) if k.startswith("success/")] + ["success"]
-    labels = [k.removeprefix("success/").replace("_then_place_in_recep", "").replace("pick_", "") for k in keys]
+    labels = ["ALL" if k == "success" else k.removeprefix("success/").replace("_then_place_in_recep", "") for k in keys]
     x = range(len(keys))
     width = 0.4
     ax.bar([i - width / 2 for i in x], [(before or {}).get(k, 0) for k in keys], width, label="before")
