@@ -42,7 +42,7 @@ class GRPOConfig:
     loss_aggregation: str = "token_mean"  # token_mean | seq_mean_token_mean | seq_mean_token_sum
     updates_per_batch: int = 1  # optimizer steps (mini-batches) per rollout batch
     micro_batch_tokens: int = 8192  # padded tokens per forward/backward
-    skip_zero_advantage: bool = True  # drop sequences whose advantage is 0 when kl_coef == 0
+    skip_zero_advantage: bool = True  # drop sequences whose advantage is 0 (no PG signal; no KL term either)
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
 
     def __post_init__(self):
@@ -93,7 +93,7 @@ class GRPO(RolloutModule):
         group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
         advantages = self.advantage_fn(rewards, group_ids, scale_by_std=self.config.scale_by_std)  # [E]
         samples = episode_samples(episodes, advantages)
-        if self.config.skip_zero_advantage and self.config.kl_coef == 0:
+        if self.config.skip_zero_advantage:  # halves the update cost when many groups are all-equal
             samples = [s for s in samples if s.advantage != 0.0]
         update_stats = self.update(samples)
         self.record(update_stats)
