@@ -70,3 +70,19 @@ def test_grpo_improves_held_out_success_on_boxes(compose_train, tmp_path):
                         "algo.tasks_per_step=4", "algo.group_size=8", "eval.num_tasks=12", "env.num_boxes=4")
     result = train.run(cfg)
     assert result["after"]["success"] >= result["before"]["success"] + 0.25, result
+
+
+def test_several_updates_per_batch_recompute_old_logprobs_and_clip(compose_train, tmp_path):
+    # 2 optimizer steps per rollout batch: the second sees a policy that already moved, so the
+    # ratio departs from 1 and the clipped objective is exercised; the data position advances
+    # by one batch per 2 steps
+    cfg = compose_train("trainer.max_steps=4", "warmstart.enabled=false", "eval.before=false", "eval.after=false",
+                        "algo.updates_per_batch=2", "algo.skip_zero_advantage=false", "algo.optim.lr=1e-2",
+                        "algo.clip_low=0.01", "algo.clip_high=0.01")
+    result = train.run(cfg)
+    assert result["steps"] == 4
+    rows = _metrics(tmp_path / "run")
+    assert [r["step"] for r in rows] == [2, 4]  # one row per rollout batch
+    assert any(r["train/clip_fraction"] > 0 for r in rows)
+    ckpt = torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=False)
+    assert ckpt["RolloutDataModule"]["batches_consumed"] == 2
