@@ -27,7 +27,7 @@ from coevo.core import registry
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
 from coevo.core.callbacks.metrics_history import MetricsHistory
-from coevo.core.callbacks.policy_export import PolicyExport, save_policy_folder
+from coevo.core.callbacks.policy_export import PolicyExport
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.run_dir import prepare_run_dir
@@ -98,8 +98,7 @@ def run(cfg: DictConfig) -> dict:
     trainer = make_trainer(settings, run_dir, tokenizer)
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
-    trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")
-    save_policy_folder(module.policy, tokenizer, run_dir / "policy")
+    trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
     train_seconds = time.perf_counter() - start
     after = run_eval("after") if settings.eval.after else None
 
