@@ -16,7 +16,7 @@ STAMP := $(VENV)/.installed
 .PHONY: help install train eval test test-pkg test-e2e bench lint plugins clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs"
 
 $(STAMP): packages/*/pyproject.toml Makefile
