@@ -6,7 +6,6 @@ import json
 import math
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
 
@@ -83,9 +82,3 @@ def _moving_average(values: list[float], window: int) -> list[float]:
         chunk = [v for v in values[max(0, i - window + 1) : i + 1] if not math.isnan(v)]
         out.append(sum(chunk) / len(chunk) if chunk else math.nan)
     return out
-
-
-def print_summary(console: Console, table: Table, lines: list[str]) -> None:
-    console.print(table)
-    for line in lines:
-        console.print(line)

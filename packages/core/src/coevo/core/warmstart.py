@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -28,6 +26,7 @@ from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.policy.conversation import encode_conversation
+from coevo.core.policy.saving import save_policy_folder
 
 log = logging.getLogger(__name__)
 
@@ -107,14 +106,7 @@ def warm_start(
         "vocab_size": len(tokenizer),
         "parameters": sum(p.numel() for p in model.parameters()),
     }
-    tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    (tmp / "warmstart.json").write_text(json.dumps(stats, indent=2))
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    if folder.exists():  # a half-written folder from an interrupted run (no warmstart.json)
-        shutil.rmtree(folder)
-    os.replace(tmp, folder)
+    # warmstart.json marks the cache entry complete; it arrives together with the weights
+    save_policy_folder(model, tokenizer, folder, {"warmstart.json": json.dumps(stats, indent=2)})
     log.info("warm start: %s", stats)
     return folder

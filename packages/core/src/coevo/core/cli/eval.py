@@ -45,7 +45,7 @@ def run(cfg: DictConfig) -> dict:
     settings: EvalSchema = validate(cfg, EvalSchema, "eval")
     folder = model_folder(settings.checkpoint)
     _, _, make_env = env_factory(cfg.env)
-    engine_cls, engine_cfg = engine_component(cfg.get("rollout"))
+    _, engine_cfg = engine_component(cfg.get("rollout"))
     model, tokenizer = load_pretrained(folder)
     summary, _ = evaluate(model, tokenizer, make_env, settings.agent, settings.eval.split, settings.eval.num_tasks,
                           settings.eval.batch_size, cfg.rollout.name if cfg.get("rollout") else "hf", engine_cfg)
