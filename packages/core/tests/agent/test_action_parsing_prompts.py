@@ -83,8 +83,8 @@ def test_build_messages_without_memory_setting_ignores_memory():
     assert messages[-1] == {"role": "user", "content": "o1\nAdmissible: a, b"}
 
 
-def test_expert_messages_append_the_formatted_action():
+def test_expert_messages_append_the_reply():
     settings = PromptSettings(history_turns=1, memory=True)
-    messages = expert_messages(settings, "first", HISTORY, "m", None, "open red box")
+    messages = expert_messages(settings, "first", HISTORY, "m", None, format_action("open red box"))
     assert messages[:-1] == build_messages(settings, "first", HISTORY, "m", None)
     assert messages[-1] == {"role": "assistant", "content": "<action>open red box</action>"}

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import torch
 
-from coevo.core.agent.parsing import format_action, parse_action
 from coevo.core.agent.prompt import PromptSettings, build_messages, opening
 from coevo.core.agent.types import Episode, Turn
 from coevo.core.env.protocol import Environment, Task
@@ -117,11 +116,11 @@ class AgentLoop:
             sampling = SamplingSettings(temperature=0.0, top_p=1.0, max_new_tokens=sampling.max_new_tokens)
         return [(g.token_ids, g.logprobs) for g in self.engine.generate(prompts, sampling)]
 
-    def _candidate_ids(self, action: str) -> list[int]:
-        return self.tokenizer.encode(format_action(action), add_special_tokens=False) + [self.eos_id]
+    def _candidate_ids(self, env: Environment, action: str) -> list[int]:
+        return self.tokenizer.encode(env.format_action(action), add_special_tokens=False) + [self.eos_id]
 
     def _choose(self, ready, greedy: bool, generator) -> list[tuple[list[int], list[float]]]:
-        candidates = [[self._candidate_ids(a) for a in item.env.admissible_actions()] for item, _ in ready]
+        candidates = [[self._candidate_ids(item.env, a) for a in item.env.admissible_actions()] for item, _ in ready]
         scores = self.engine.score([p for _, p in ready], candidates)
         replies = []
         for cands, cand_scores in zip(candidates, scores):
@@ -142,7 +141,7 @@ class AgentLoop:
         text_ids = [t for t in response_ids if t != self.eos_id]
         text = self.tokenizer.decode(text_ids, skip_special_tokens=False)
         finished = bool(response_ids) and response_ids[-1] == self.eos_id
-        action = parse_action(text) if finished else None
+        action = item.env.parse_action(text) if finished else None
         if action is None:
             observation, reward, done, won, invalid = item.env.invalid_observation, 0.0, False, False, True
         else:

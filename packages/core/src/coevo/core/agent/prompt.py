@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coevo.core.agent.parsing import format_action
-
 DEFAULT_SYSTEM_PROMPT = (
     "You are a household agent. Reply with exactly one command as <action>command</action>."
 )
@@ -77,8 +75,9 @@ def expert_messages(
     history: list[tuple[str, str]],
     memory: str | None,
     admissible: list[str] | None,
-    action: str,
+    reply: str,
 ) -> list[dict[str, str]]:
-    """A supervised example: the prompt the agent would see, answered with ``action``."""
+    """A supervised example: the prompt the agent would see, answered with ``reply``
+    (the expert's action in the environment's grammar, ``env.format_action(action)``)."""
     messages = build_messages(settings, first_observation, history, memory, admissible)
-    return messages + [{"role": "assistant", "content": format_action(action)}]
+    return messages + [{"role": "assistant", "content": reply}]

@@ -18,6 +18,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from coevo.core.agent import parsing
+
 
 @dataclass(frozen=True)
 class Task:
@@ -101,6 +103,19 @@ class Environment(ABC):
         Built only from observations the agent has received. ``None`` when unsupported.
         """
         return None
+
+    def parse_action(self, text: str) -> str | None:
+        """The action inside an agent reply, or ``None`` when the reply is malformed.
+
+        The default grammar is ``[<think>…</think>]<action>command</action>``; an environment with
+        its own grammar (e.g. search's ``<search>``/``<answer>`` tags) overrides this and
+        ``format_action``. Must never raise, whatever the text.
+        """
+        return parsing.parse_action(text)
+
+    def format_action(self, action: str) -> str:
+        """The canonical reply carrying ``action`` (expert data and choice candidates look like it)."""
+        return parsing.format_action(action)
 
     def expert_action(self) -> str | None:
         """The next action of this environment's expert (for warm-start data); ``None`` if none."""
