@@ -58,6 +58,10 @@ class Environment(ABC):
     #: observation returned for an inadmissible or malformed action
     invalid_observation: ClassVar[str] = "Nothing happens."
 
+    #: True when actions are free text with no finite list of admissible commands (math answers,
+    #: search queries): ``agent.mode=auto`` then generates instead of choosing among commands
+    free_form_actions: ClassVar[bool] = False
+
     #: steps after which an episode ends unsuccessfully
     max_steps: int = 30
 
