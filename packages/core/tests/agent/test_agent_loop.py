@@ -258,3 +258,44 @@ def test_choose_mode_picks_the_best_scored_candidate(tokenizer, greedy):
     for turn in ep.turns:
         assert turn.response_logprobs == [0.0] * len(turn.response_ids)  # the chosen candidate's scores
         assert tokenizer.decode(turn.response_ids) == f"<action>{turn.action}</action><|im_end|>"
+
+
+class ShoutingBoxesEnv(BoxesEnv):
+    """The boxes env with its own reply grammar (``<cmd>…</cmd>``) and free-form actions."""
+
+    free_form_actions = True
+
+    def parse_action(self, text):
+        if text.startswith("<cmd>") and text.endswith("</cmd>"):
+            return text[len("<cmd>"):-len("</cmd>")].strip() or None
+        return None
+
+    def format_action(self, action):
+        return f"<cmd>{action}</cmd>"
+
+
+def test_auto_mode_generates_for_free_form_envs_and_the_env_parses_the_reply(tokenizer):
+    env = ShoutingBoxesEnv(BoxesConfig(num_boxes=3, max_steps=4))
+    task = env.task("train", 0)
+    env.reset(task)
+    first_action = env.expert_action()
+    reply = tokenizer.encode(f"<cmd>{first_action}</cmd>", add_special_tokens=False) + [tokenizer.eos_token_id]
+    engine = ScriptedEngine(reply, finished=True)
+    loop = AgentLoop(engine, tokenizer, AgentSettings(mode="auto"))
+    assert loop.mode_for(env) == "generate"
+    episode = loop.run([task], [env])[0]
+    assert engine.calls, "auto mode generated"
+    assert episode.turns[0].action == first_action and not episode.turns[0].invalid
+    # the default <action> grammar is malformed for this env
+    engine = ScriptedEngine(tokenizer.encode(format_action(first_action), add_special_tokens=False)
+                            + [tokenizer.eos_token_id], finished=True)
+    episode = AgentLoop(engine, tokenizer, AgentSettings(mode="auto")).run([task], [env])[0]
+    assert all(turn.invalid and turn.action is None for turn in episode.turns)
+
+
+def test_auto_mode_chooses_for_envs_with_commands_and_choose_refuses_free_form_envs(tokenizer):
+    loop = AgentLoop(ScriptedEngine([], True), tokenizer, AgentSettings(mode="auto"))
+    assert loop.mode_for(BoxesEnv(BoxesConfig())) == "choose"
+    loop = AgentLoop(ScriptedEngine([], True), tokenizer, AgentSettings(mode="choose"))
+    with pytest.raises(ValueError, match="agent.mode=generate"):
+        loop.mode_for(ShoutingBoxesEnv(BoxesConfig()))

@@ -21,13 +21,14 @@ from coevo.core.env.protocol import Environment, Task
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
 
-MODES = ("generate", "choose")
+MODES = ("auto", "generate", "choose")
 CHOICE_SCORES = ("sum", "mean")
 
 
 @dataclass
 class AgentSettings:
-    mode: str = "choose"  # "generate": free text; "choose": softmax over admissible commands
+    mode: str = "auto"  # "generate": free text; "choose": softmax over admissible commands;
+    # "auto": choose where the environment has a finite command list, else generate
     prompt: PromptSettings = field(default_factory=PromptSettings)
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     invalid_penalty: float = 0.1  # subtracted from the return per invalid action
@@ -70,6 +71,7 @@ class AgentLoop:
         if len(tasks) != len(envs):
             raise ValueError(f"{len(tasks)} tasks for {len(envs)} environments")
         group_ids = group_ids if group_ids is not None else list(range(len(tasks)))
+        mode = self.mode_for(envs[0]) if envs else "generate"
         live = []
         for task, env, gid in zip(tasks, envs, group_ids):
             first = opening(self.settings.prompt, env.reset(task), env.goal)
@@ -86,7 +88,7 @@ class AgentLoop:
                     item.done = True
             if not ready:
                 continue
-            if self.settings.mode == "generate":
+            if mode == "generate":
                 replies = self._generate([p for _, p in ready], greedy)
             else:
                 replies = self._choose([(item, p) for item, p in ready], greedy, generator)
@@ -96,6 +98,18 @@ class AgentLoop:
             ep = item.episode
             ep.reward = sum(t.reward for t in ep.turns) - self.settings.invalid_penalty * ep.num_invalid
         return [item.episode for item in live]
+
+    def mode_for(self, env: Environment) -> str:
+        """The decoding mode used for ``env`` ("generate" or "choose")."""
+        mode = self.settings.mode
+        if mode == "auto":
+            return "generate" if env.free_form_actions else "choose"
+        if mode == "choose" and env.free_form_actions:
+            raise ValueError(
+                f"agent.mode=choose needs a list of admissible commands, but env '{env.name}' takes free-text "
+                f"actions; set agent.mode=generate (or auto)"
+            )
+        return mode
 
     # -- prompts ------------------------------------------------------------------------------
     def _prompt(self, item: _Live) -> list[int] | None:
