@@ -18,11 +18,11 @@ import torch
 from coevo.core.agent.prompt import PromptSettings, build_messages, opening
 from coevo.core.agent.types import Episode, Turn
 from coevo.core.env.protocol import Environment, Task
+from coevo.core.policy.candidates import CHOICE_SCORES, candidate_scores
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
 
 MODES = ("auto", "generate", "choose")
-CHOICE_SCORES = ("sum", "mean")
 
 
 @dataclass
@@ -41,6 +41,13 @@ class AgentSettings:
             raise ValueError(f"agent.mode: unknown mode '{self.mode}'; choose one of {list(MODES)}")
         if self.choice_score not in CHOICE_SCORES:
             raise ValueError(f"agent.choice_score: unknown '{self.choice_score}'; choose one of {list(CHOICE_SCORES)}")
+
+
+@dataclass
+class _Choice:
+    candidates: list[list[int]]
+    index: int
+    logprob: float  # log softmax(score / T) of the chosen candidate
 
 
 @dataclass
@@ -92,8 +99,8 @@ class AgentLoop:
                 replies = self._generate([p for _, p in ready], greedy)
             else:
                 replies = self._choose([(item, p) for item, p in ready], greedy, generator)
-            for (item, prompt), (response_ids, logprobs) in zip(ready, replies):
-                self._apply(item, prompt, response_ids, logprobs)
+            for (item, prompt), reply in zip(ready, replies):
+                self._apply(item, prompt, *reply)
         for item in live:
             ep = item.episode
             ep.reward = sum(t.reward for t in ep.turns) - self.settings.invalid_penalty * ep.num_invalid
@@ -128,29 +135,31 @@ class AgentLoop:
         sampling = self.settings.sampling
         if greedy:
             sampling = SamplingSettings(temperature=0.0, top_p=1.0, max_new_tokens=sampling.max_new_tokens)
-        return [(g.token_ids, g.logprobs) for g in self.engine.generate(prompts, sampling)]
+        return [(g.token_ids, g.logprobs, None) for g in self.engine.generate(prompts, sampling)]
 
     def _candidate_ids(self, env: Environment, action: str) -> list[int]:
         return self.tokenizer.encode(env.format_action(action), add_special_tokens=False) + [self.eos_id]
 
-    def _choose(self, ready, greedy: bool, generator) -> list[tuple[list[int], list[float]]]:
+    def _choose(self, ready, greedy: bool, generator) -> list[tuple[list[int], list[float], _Choice]]:
         candidates = [[self._candidate_ids(item.env, a) for a in item.env.admissible_actions()] for item, _ in ready]
         scores = self.engine.score([p for _, p in ready], candidates)
         replies = []
         for cands, cand_scores in zip(candidates, scores):
-            totals = torch.tensor([sum(s) for s in cand_scores])  # [K] log-likelihood per candidate
-            if self.settings.choice_score == "mean":  # length-normalised: short commands are not favoured
-                totals = totals / torch.tensor([max(1, len(s)) for s in cand_scores])
+            token_lp = [torch.tensor(s, dtype=torch.float32) for s in cand_scores]
+            totals = torch.stack([candidate_scores(lp, torch.ones_like(lp), self.settings.choice_score)
+                                  for lp in token_lp])  # [K]
+            log_probs = torch.log_softmax(totals / self.settings.choice_temperature, dim=0)  # [K]
             if greedy:
                 pick = int(totals.argmax())
             else:
-                probs = torch.softmax(totals / self.settings.choice_temperature, dim=0)
-                pick = int(torch.multinomial(probs, 1, generator=generator))
-            replies.append((cands[pick], cand_scores[pick]))
+                pick = int(torch.multinomial(log_probs.exp(), 1, generator=generator))
+            replies.append((cands[pick], cand_scores[pick], _Choice(cands, pick, float(log_probs[pick]))))
         return replies
 
     # -- environment step ---------------------------------------------------------------------
-    def _apply(self, item: _Live, prompt: list[int], response_ids: list[int], logprobs: list[float]) -> None:
+    def _apply(
+        self, item: _Live, prompt: list[int], response_ids: list[int], logprobs: list[float], choice: _Choice | None
+    ) -> None:
         ep = item.episode
         text_ids = [t for t in response_ids if t != self.eos_id]
         text = self.tokenizer.decode(text_ids, skip_special_tokens=False)
@@ -163,7 +172,10 @@ class AgentLoop:
             observation, reward, done, won, invalid = (
                 result.observation, result.reward, result.done, result.won, result.invalid,
             )
-        ep.turns.append(Turn(prompt, list(response_ids), list(logprobs), text, action, observation, reward, invalid))
+        turn = Turn(prompt, list(response_ids), list(logprobs), text, action, observation, reward, invalid)
+        if choice is not None:
+            turn.candidates, turn.choice, turn.choice_logprob = choice.candidates, choice.index, choice.logprob
+        ep.turns.append(turn)
         ep.num_invalid += int(invalid)
         ep.won = ep.won or won
         item.history.append((text, observation))

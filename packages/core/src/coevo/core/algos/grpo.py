@@ -21,6 +21,7 @@ import torch
 from coevo.core import registry
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample, micro_batches
+from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches, chosen_logprobs
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, clipped_policy_gradient_loss, k3_kl
 from coevo.core.algos.optim import OptimSettings
@@ -43,6 +44,9 @@ class GRPOConfig:
     updates_per_batch: int = 1  # optimizer steps (mini-batches) per rollout batch
     micro_batch_tokens: int = 8192  # padded tokens per forward/backward
     skip_zero_advantage: bool = True  # drop sequences whose advantage is 0 (no PG signal; no KL term either)
+    # choice mode: "softmax" trains log softmax(score / T)[chosen] (the choice policy's exact
+    # log-probability); "tokens" trains the chosen candidate's tokens like generated ones
+    choice_loss: str = "softmax"
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
 
     def __post_init__(self):
@@ -50,16 +54,32 @@ class GRPOConfig:
             raise ValueError(
                 f"algo.loss_aggregation: unknown '{self.loss_aggregation}'; choose one of {list(AGGREGATIONS)}"
             )
+        if self.choice_loss not in CHOICE_LOSSES:
+            raise ValueError(f"algo.choice_loss: unknown '{self.choice_loss}'; choose one of {list(CHOICE_LOSSES)}")
         if self.group_size < 2:
             raise ValueError("algo.group_size: GRPO needs at least 2 episodes per task; set algo.group_size>=2")
 
 
-def episode_samples(episodes: list[Episode], advantages: torch.Tensor) -> list[Sample]:
-    """One training sequence per turn: prompt (mask 0) + response (mask 1), with its episode's advantage."""
+CHOICE_LOSSES = ("softmax", "tokens")
+
+
+def episode_samples(
+    episodes: list[Episode], advantages: torch.Tensor, choice_loss: str = "tokens"
+) -> list[Sample | ChoiceSample]:
+    """One training sample per turn, with its episode's advantage.
+
+    A generated turn (or any turn with ``choice_loss="tokens"``) is a sequence: prompt (mask 0) +
+    response (mask 1). A chosen turn with ``choice_loss="softmax"`` is a ``ChoiceSample``.
+    """
     samples = []
     for episode, advantage in zip(episodes, advantages.tolist()):
         for turn in episode.turns:
             if not turn.response_ids:
+                continue
+            if choice_loss == "softmax" and turn.candidates is not None:
+                samples.append(
+                    ChoiceSample(turn.prompt_ids, turn.candidates, turn.choice, advantage, turn.choice_logprob)
+                )
                 continue
             n_prompt = len(turn.prompt_ids)
             samples.append(
@@ -83,7 +103,7 @@ class GRPO(RolloutModule):
         self.advantage_fn = registry.advantages.get(config.advantage)
         self.reference = ReferencePolicy(self.policy) if config.kl_coef > 0 else None
         # training log-probs use the same temperature the tokens were sampled at
-        self.logprob_temperature = context.agent.sampling.temperature if context.agent.mode == "generate" else 1.0
+        self.logprob_temperature = context.agent.sampling.temperature if self.decoding_mode == "generate" else 1.0
 
     def training_step(self, batch: list, batch_idx: int):
         tasks = list(batch)
@@ -92,7 +112,7 @@ class GRPO(RolloutModule):
         rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
         group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
         advantages = self.advantage_fn(rewards, group_ids, scale_by_std=self.config.scale_by_std)  # [E]
-        samples = episode_samples(episodes, advantages)
+        samples = episode_samples(episodes, advantages, self.config.choice_loss)
         if self.config.skip_zero_advantage:  # halves the update cost when many groups are all-equal
             samples = [s for s in samples if s.advantage != 0.0]
         update_stats = self.update(samples)
@@ -119,7 +139,7 @@ class GRPO(RolloutModule):
         for minibatch in minibatches:
             chosen = [samples[i] for i in minibatch]
             normalizer = self._normalizer(chosen)
-            for mb in micro_batches(chosen, cfg.micro_batch_tokens, pad_id):
+            for mb in self._micro_batches(chosen, pad_id):
                 loss, parts = self._micro_loss(mb, normalizer, on_policy=cfg.updates_per_batch == 1)
                 self.manual_backward(loss)
                 for key, value in parts.items():
@@ -129,17 +149,37 @@ class GRPO(RolloutModule):
         totals["update_seconds"] = time.perf_counter() - start
         return totals
 
-    def _normalizer(self, samples: list[Sample]) -> float:
+    def _micro_batches(self, samples: list[Sample | ChoiceSample], pad_id: int) -> list:
+        if samples and isinstance(samples[0], ChoiceSample):
+            return [[samples[i] for i in group] for group in choice_micro_batches(samples, self.config.micro_batch_tokens)]
+        return micro_batches(samples, self.config.micro_batch_tokens, pad_id)
+
+    def _normalizer(self, samples: list[Sample | ChoiceSample]) -> float:
+        if samples and isinstance(samples[0], ChoiceSample):
+            return float(len(samples))  # one action per sample, whatever the aggregation
         if self.config.loss_aggregation == "token_mean":
             return float(max(1, sum(sum(s.agent_mask) for s in samples)))
         return float(max(1, len(samples)))
 
+    def _logprobs(self, model, mb) -> torch.Tensor:  # [b, T] (a choice micro-batch: [b, 1])
+        if isinstance(mb, list):
+            agent = self.context.agent
+            pad_id = self.context.tokenizer.pad_token_id
+            return chosen_logprobs(model, mb, pad_id, agent.choice_score, agent.choice_temperature)[:, None]
+        ids, attn = mb.input_ids.to(self.device), mb.attention_mask.to(self.device)
+        return sequence_token_logprobs(model, ids, attn, self.logprob_temperature)
+
+    def _micro_tensors(self, mb) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # mask, adv, old: [b, T]
+        if isinstance(mb, list):  # choice samples: one "token" (the pick) per sample
+            adv = torch.tensor([[s.advantage] for s in mb], device=self.device)  # [b, 1]
+            old = torch.tensor([[s.rollout_logprob] for s in mb], device=self.device)  # [b, 1]
+            return torch.ones_like(adv), adv, old
+        return mb.agent_mask.to(self.device), mb.advantages.to(self.device), mb.rollout_logprobs.to(self.device)
+
     def _micro_loss(self, mb, normalizer: float, on_policy: bool):
-        device = self.device
-        ids, attn = mb.input_ids.to(device), mb.attention_mask.to(device)
-        mask, adv = mb.agent_mask.to(device), mb.advantages.to(device)
-        logprobs = sequence_token_logprobs(self.policy, ids, attn, self.logprob_temperature)  # [b, T]
-        old = logprobs.detach() if on_policy else mb.rollout_logprobs.to(device)
+        mask, adv, rollout_old = self._micro_tensors(mb)
+        logprobs = self._logprobs(self.policy, mb)  # [b, T]
+        old = logprobs.detach() if on_policy else rollout_old
         pg_loss, pg_stats = clipped_policy_gradient_loss(
             logprobs, old, adv, mask, self.config.clip_low, self.config.clip_high,
             self.config.loss_aggregation, normalizer,
@@ -147,12 +187,13 @@ class GRPO(RolloutModule):
         loss = pg_loss
         kl_value = 0.0
         if self.reference is not None:
-            with self.reference.model() as ref_model:
-                ref = sequence_token_logprobs(ref_model, ids, attn, self.logprob_temperature)
+            with self.reference.model() as ref_model, torch.no_grad():
+                ref = self._logprobs(ref_model, mb)
             kl = aggregate(k3_kl(logprobs, ref), mask, self.config.loss_aggregation, normalizer)
             loss = loss + self.config.kl_coef * kl
             kl_value = float(kl.detach())
-        share = float(mask.sum()) / normalizer if self.config.loss_aggregation == "token_mean" else mask.shape[0] / normalizer
+        token_mean = self.config.loss_aggregation == "token_mean" and not isinstance(mb, list)
+        share = float(mask.sum()) / normalizer if token_mean else mask.shape[0] / normalizer
         parts = {
             "loss": float(loss.detach()),
             "pg_loss": float(pg_loss.detach()),
@@ -162,11 +203,13 @@ class GRPO(RolloutModule):
         return loss, parts
 
     @torch.no_grad()
-    def _recompute_old_logprobs(self, samples: list[Sample], pad_id: int) -> None:
-        for mb in micro_batches(samples, self.config.micro_batch_tokens, pad_id):
-            lp = sequence_token_logprobs(
-                self.policy, mb.input_ids.to(self.device), mb.attention_mask.to(self.device), self.logprob_temperature
-            )
+    def _recompute_old_logprobs(self, samples: list[Sample | ChoiceSample], pad_id: int) -> None:
+        for mb in self._micro_batches(samples, pad_id):
+            lp = self._logprobs(self.policy, mb)  # [b, T]
+            if isinstance(mb, list):
+                for sample, value in zip(mb, lp[:, 0].tolist()):
+                    sample.rollout_logprob = value
+                continue
             for row, index in enumerate(mb.indices):
                 n = len(samples[index].input_ids)
                 samples[index].rollout_logprobs = lp[row, :n].tolist()

@@ -48,6 +48,11 @@ class RolloutModule(L.LightningModule):
     def transfer_batch_to_device(self, batch, device, dataloader_idx):
         return batch  # a list of Tasks: nothing to move; the agent loop places tensors itself
 
+    @property
+    def decoding_mode(self) -> str:
+        """"generate" or "choose": ``agent.mode`` resolved for this run's environment."""
+        return self.agent.mode_for(self.envs(1)[0])
+
     # -- rollouts -----------------------------------------------------------------------------
     def envs(self, n: int):
         while len(self._envs) < n:

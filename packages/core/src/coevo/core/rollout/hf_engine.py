@@ -13,6 +13,7 @@ import torch
 from transformers import GenerationConfig
 
 from coevo.core import registry
+from coevo.core.policy.candidates import candidate_token_logprobs
 from coevo.core.policy.logprobs import gather_token_logprobs
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
 
@@ -115,28 +116,11 @@ class HFEngine(RolloutEngine):
         return chunks
 
     def _score_chunk(self, chunk, prompts, candidates, scores) -> None:
-        rows = [(k, j) for k, i in enumerate(chunk) for j in range(len(candidates[i])) if candidates[i][j]]
-        if not rows:
+        result = candidate_token_logprobs(
+            self.model, [prompts[i] for i in chunk], [candidates[i] for i in chunk], self.pad_id
+        )
+        if result is None:
             return
-        ids, mask = self._left_pad([prompts[i] for i in chunk])  # [P, Tp]
-        position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
-        out = self.model(input_ids=ids, attention_mask=mask, position_ids=position_ids, use_cache=True)
-        owner = torch.tensor([k for k, _ in rows], device=self.device)  # [R] prompt of each candidate row
-        cache = out.past_key_values if getattr(out, "cache", None) is None else out.cache
-        cache.batch_select_indices(owner)  # [R, ...]: each candidate row gets its prompt's cache
-        cands = [candidates[chunk[k]][j] for k, j in rows]
-        width = max(len(c) for c in cands)
-        cand_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long, device=self.device)  # [R, C]
-        cand_mask = torch.zeros((len(rows), width), dtype=torch.long, device=self.device)  # [R, C]
-        for r, c in enumerate(cands):
-            cand_ids[r, : len(c)] = torch.tensor(c)
-            cand_mask[r, : len(c)] = 1
-        prompt_len = mask.sum(-1)[owner]  # [R]
-        cand_pos = prompt_len[:, None] + torch.arange(width, device=self.device)[None, :]  # [R, C]
-        attn = torch.cat([mask[owner], cand_mask], dim=1)  # [R, Tp + C]
-        logits = self.model(input_ids=cand_ids, attention_mask=attn, position_ids=cand_pos, cache=cache).logits
-        first = out.logits[:, -1][owner]  # [R, V] predicts each candidate's first token
-        full = torch.cat([first[:, None], logits[:, :-1]], dim=1)  # [R, C, V]
-        lp = gather_token_logprobs(full, cand_ids)  # [R, C]
-        for r, (k, j) in enumerate(rows):
-            scores[chunk[k]][j] = lp[r, : len(cands[r])].tolist()
+        lengths = result.mask.sum(-1).tolist()  # [R]
+        for r, ((k, j), row) in enumerate(zip(result.index, result.logprobs.tolist())):
+            scores[chunk[k]][j] = row[: lengths[r]]

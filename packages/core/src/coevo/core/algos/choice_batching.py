@@ -1,0 +1,62 @@
+"""Training samples for choice mode: the policy's action is a pick among candidate replies.
+
+In choice mode the agent samples a candidate from ``softmax(score / T)`` over the admissible
+commands, so the log-probability of its action is ``log_softmax(score / T)[chosen]``, not the
+chosen candidate's token log-likelihood. Training that quantity (``algo.choice_loss=softmax``)
+is the exact policy gradient of the choice policy: it raises the chosen command *relative to the
+other candidates*. Training the chosen tokens like generated ones (``choice_loss=tokens``) also
+moves tokens every candidate shares (e.g. "go to"), which shifts probability towards commands
+that do not contain them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from coevo.core.policy.candidates import candidate_scores, candidate_token_logprobs, choice_log_softmax
+
+
+@dataclass
+class ChoiceSample:
+    prompt_ids: list[int]
+    candidates: list[list[int]]  # every candidate reply's token ids
+    choice: int  # index of the chosen candidate
+    advantage: float = 0.0
+    rollout_logprob: float = 0.0  # log pi_old(choice) = log softmax(score / T)[choice] at rollout time
+
+    @property
+    def cost(self) -> int:
+        """Tokens a forward pass touches: the prompt once, then its cache for every candidate row."""
+        width = max((len(c) for c in self.candidates), default=0)
+        return len(self.prompt_ids) + len(self.candidates) * (len(self.prompt_ids) + width)
+
+
+def choice_micro_batches(samples: list[ChoiceSample], max_tokens: int) -> list[list[int]]:
+    """Indices of ``samples`` grouped (by prompt length) so each group costs at most ``max_tokens``."""
+    order = sorted(range(len(samples)), key=lambda i: len(samples[i].prompt_ids))
+    batches, current, cost = [], [], 0
+    for i in order:
+        if current and cost + samples[i].cost > max_tokens:
+            batches.append(current)
+            current, cost = [], 0
+        current.append(i)
+        cost += samples[i].cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+def chosen_logprobs(
+    model: torch.nn.Module, samples: list[ChoiceSample], pad_id: int, score: str, temperature: float
+) -> torch.Tensor:  # [n] log softmax(score / T)[choice] of each sample, differentiable
+    """The log-probability of each sample's chosen candidate under ``model``'s choice distribution."""
+    result = candidate_token_logprobs(model, [s.prompt_ids for s in samples], [s.candidates for s in samples], pad_id)
+    if result is None:
+        raise ValueError("choice samples without candidates")
+    scores = candidate_scores(result.logprobs, result.mask, score)  # [R]
+    log_probs = choice_log_softmax(scores, result.owner, len(samples), temperature)  # [R]
+    row = {key: r for r, key in enumerate(result.index)}
+    picked = torch.tensor([row[(i, s.choice)] for i, s in enumerate(samples)], device=log_probs.device)  # [n]
+    return log_probs[picked]

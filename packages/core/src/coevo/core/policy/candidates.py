@@ -1,0 +1,89 @@
+"""Log-likelihoods of candidate replies to shared prompts, and the choice distribution over them.
+
+Choice mode (``agent.mode=choose``) acts by scoring every admissible command as a reply to the
+prompt and sampling from ``softmax(score / T)``. Each prompt is encoded once and its KV cache is
+shared by all of its candidates. The same function serves the rollout engine (under
+``torch.no_grad``) and the trainer (with gradients, which flow through the shared cache into the
+prompt's forward pass), so both see exactly the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from coevo.core.policy.logprobs import gather_token_logprobs
+
+CHOICE_SCORES = ("sum", "mean")
+
+
+@dataclass
+class CandidateLogprobs:
+    logprobs: torch.Tensor  # [R, C] log p of each candidate token given prompt + preceding tokens (0 on padding)
+    mask: torch.Tensor  # [R, C] 1 on real candidate tokens
+    owner: torch.Tensor  # [R] long: which prompt (index into the prompts passed) each row answers
+    index: list[tuple[int, int]]  # (prompt, candidate) of each row; empty candidates are skipped
+
+
+def _left_pad(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)  # [B, T]
+    mask = torch.zeros((len(rows), width), dtype=torch.long)  # [B, T]
+    for i, r in enumerate(rows):
+        ids[i, width - len(r) :] = torch.tensor(r)
+        mask[i, width - len(r) :] = 1
+    return ids.to(device), mask.to(device)
+
+
+def candidate_token_logprobs(
+    model: torch.nn.Module, prompts: list[list[int]], candidates: list[list[list[int]]], pad_id: int
+) -> CandidateLogprobs | None:
+    """Per-token log-probs of ``candidates[i][j]`` as a continuation of ``prompts[i]``.
+
+    One forward over the left-padded prompts, then one over all candidate rows, each attending to
+    its prompt's cached keys/values. Returns ``None`` when there is no non-empty candidate.
+    """
+    rows = [(i, j) for i in range(len(prompts)) for j in range(len(candidates[i])) if candidates[i][j]]
+    if not rows:
+        return None
+    device = next(model.parameters()).device
+    ids, mask = _left_pad(prompts, pad_id, device)  # [P, Tp]
+    position_ids = (mask.cumsum(-1) - 1).clamp(min=0)  # [P, Tp]
+    out = model(input_ids=ids, attention_mask=mask, position_ids=position_ids, use_cache=True)
+    owner = torch.tensor([i for i, _ in rows], device=device)  # [R]
+    cache = out.past_key_values if getattr(out, "cache", None) is None else out.cache
+    cache.batch_select_indices(owner)  # [R, ...]: every candidate row gets its prompt's cache
+    cands = [candidates[i][j] for i, j in rows]
+    width = max(len(c) for c in cands)
+    cand_ids = torch.full((len(rows), width), pad_id, dtype=torch.long, device=device)  # [R, C]
+    cand_mask = torch.zeros((len(rows), width), dtype=torch.long, device=device)  # [R, C]
+    for r, c in enumerate(cands):
+        cand_ids[r, : len(c)] = torch.tensor(c)
+        cand_mask[r, : len(c)] = 1
+    prompt_len = mask.sum(-1)[owner]  # [R]
+    cand_pos = prompt_len[:, None] + torch.arange(width, device=device)[None, :]  # [R, C]
+    attn = torch.cat([mask[owner], cand_mask], dim=1)  # [R, Tp + C]
+    logits = model(input_ids=cand_ids, attention_mask=attn, position_ids=cand_pos, cache=cache).logits  # [R, C, V]
+    first = out.logits[:, -1][owner]  # [R, V]: predicts each candidate's first token
+    full = torch.cat([first[:, None], logits[:, :-1]], dim=1)  # [R, C, V]
+    lp = gather_token_logprobs(full, cand_ids) * cand_mask  # [R, C]
+    return CandidateLogprobs(lp, cand_mask, owner, rows)
+
+
+def candidate_scores(token_logprobs: torch.Tensor, mask: torch.Tensor, how: str) -> torch.Tensor:  # [R]
+    """A candidate's score: the sum of its token log-probs, or their mean (length-normalised)."""
+    if how not in CHOICE_SCORES:
+        raise ValueError(f"agent.choice_score: unknown '{how}'; choose one of {list(CHOICE_SCORES)}")
+    total = (token_logprobs * mask).sum(-1)  # [R]
+    return total / mask.sum(-1).clamp(min=1) if how == "mean" else total
+
+
+def choice_log_softmax(scores: torch.Tensor, owner: torch.Tensor, num_prompts: int, temperature: float) -> torch.Tensor:
+    """log softmax(scores / T) within each prompt's candidates; ``[R]`` in, ``[R]`` out."""
+    z = scores / temperature  # [R]
+    max_per = torch.full((num_prompts,), float("-inf"), device=z.device, dtype=z.dtype)
+    max_per = max_per.scatter_reduce(0, owner, z.detach(), reduce="amax")  # [P]
+    shifted = z - max_per[owner]  # [R]
+    sums = torch.zeros(num_prompts, device=z.device, dtype=z.dtype).index_add(0, owner, shifted.exp())  # [P]
+    return shifted - sums.log()[owner]
