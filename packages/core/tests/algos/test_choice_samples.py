@@ -41,9 +41,9 @@ def test_tokens_choice_loss_keeps_sequences(tiny_model, tokenizer):
 def test_choice_micro_batches_respect_the_budget():
     samples = [ChoiceSample([1] * n, [[2, 3]] * k, 0) for n, k in [(10, 3), (4, 2), (30, 5), (8, 1)]]
     costs = [s.cost for s in samples]
-    assert costs == [10 + 3 * 12, 4 + 2 * 6, 30 + 5 * 32, 8 + 10]
-    groups = choice_micro_batches(samples, max_tokens=60)
+    assert costs == [10 + 3 * 2, 4 + 2 * 2, 30 + 5 * 2, 8 + 2]
+    groups = choice_micro_batches(samples, max_tokens=20)
     assert sorted(i for g in groups for i in g) == [0, 1, 2, 3]
     for group in groups:
-        assert len(group) == 1 or sum(costs[i] for i in group) <= 60
-    assert groups[0] == [1, 3]  # shortest prompts first, packed together (16 + 18 <= 60)
+        assert len(group) == 1 or sum(costs[i] for i in group) <= 20
+    assert groups[0] == [1, 3]  # shortest prompts first, packed together (8 + 10 <= 20)

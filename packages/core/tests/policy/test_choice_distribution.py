@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
-from coevo.core.policy.candidates import candidate_scores, candidate_token_logprobs, choice_log_softmax
+from coevo.core.policy.candidates import (
+    candidate_scores,
+    candidate_token_logprobs,
+    choice_log_softmax,
+    packed_candidate_token_logprobs,
+)
 from coevo.core.policy.logprobs import sequence_token_logprobs
 
 
@@ -27,14 +33,16 @@ def test_candidate_scores_sum_and_mean_ignore_padding():
     assert candidate_scores(lp, mask, "mean").tolist() == [-2.0, -2.0]
 
 
-def test_candidate_logprobs_match_full_sequences_and_carry_gradients(fresh_tiny_model, tokenizer):
+@pytest.mark.parametrize("scorer", [candidate_token_logprobs, packed_candidate_token_logprobs])
+def test_candidate_logprobs_match_full_sequences_and_carry_gradients(fresh_tiny_model, tokenizer, scorer):
     model = fresh_tiny_model
     prompts = [tokenizer.encode("open red box", add_special_tokens=False),
                tokenizer.encode("go to blue box now", add_special_tokens=False)]
-    candidates = [[tokenizer.encode("look", add_special_tokens=False), tokenizer.encode("open blue", add_special_tokens=False)],
+    candidates = [[tokenizer.encode("look", add_special_tokens=False), [],
+                   tokenizer.encode("open blue", add_special_tokens=False)],
                   [tokenizer.encode("inventory", add_special_tokens=False)]]
-    result = candidate_token_logprobs(model, prompts, candidates, tokenizer.pad_token_id)
-    assert result.index == [(0, 0), (0, 1), (1, 0)]
+    result = scorer(model, prompts, candidates, tokenizer.pad_token_id)
+    assert result.index == [(0, 0), (0, 2), (1, 0)]
     for r, (i, j) in enumerate(result.index):
         ids = torch.tensor([prompts[i] + candidates[i][j]])
         full = sequence_token_logprobs(model, ids, torch.ones_like(ids))[0, len(prompts[i]):]  # [C]
@@ -50,7 +58,7 @@ def test_candidate_logprobs_match_full_sequences_and_carry_gradients(fresh_tiny_
     # gradient flows through the shared KV cache into the prompt's forward pass
     model.zero_grad()
     means = []
-    for cand in candidates[0]:
+    for cand in (candidates[0][0], candidates[0][2]):
         ids = torch.tensor([prompts[0] + cand])
         means.append(sequence_token_logprobs(model, ids, torch.ones_like(ids))[0, len(prompts[0]):].mean())
     torch.log_softmax(torch.stack(means), 0)[1].backward()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from coevo.core.policy.candidates import candidate_scores, candidate_token_logprobs, choice_log_softmax
+from coevo.core.policy.candidates import candidate_scores, choice_log_softmax, packed_candidate_token_logprobs
 
 
 @dataclass
@@ -28,9 +28,8 @@ class ChoiceSample:
 
     @property
     def cost(self) -> int:
-        """Tokens a forward pass touches: the prompt once, then its cache for every candidate row."""
-        width = max((len(c) for c in self.candidates), default=0)
-        return len(self.prompt_ids) + len(self.candidates) * (len(self.prompt_ids) + width)
+        """Tokens of its packed sequence: the prompt once, then every candidate."""
+        return len(self.prompt_ids) + sum(len(c) for c in self.candidates)
 
 
 def choice_micro_batches(samples: list[ChoiceSample], max_tokens: int) -> list[list[int]]:
@@ -52,7 +51,7 @@ def chosen_logprobs(
     model: torch.nn.Module, samples: list[ChoiceSample], pad_id: int, score: str, temperature: float
 ) -> torch.Tensor:  # [n] log softmax(score / T)[choice] of each sample, differentiable
     """The log-probability of each sample's chosen candidate under ``model``'s choice distribution."""
-    result = candidate_token_logprobs(model, [s.prompt_ids for s in samples], [s.candidates for s in samples], pad_id)
+    result = packed_candidate_token_logprobs(model, [s.prompt_ids for s in samples], [s.candidates for s in samples], pad_id)
     if result is None:
         raise ValueError("choice samples without candidates")
     scores = candidate_scores(result.logprobs, result.mask, score)  # [R]

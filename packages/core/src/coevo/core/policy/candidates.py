@@ -1,10 +1,14 @@
 """Log-likelihoods of candidate replies to shared prompts, and the choice distribution over them.
 
 Choice mode (``agent.mode=choose``) acts by scoring every admissible command as a reply to the
-prompt and sampling from ``softmax(score / T)``. Each prompt is encoded once and its KV cache is
-shared by all of its candidates. The same function serves the rollout engine (under
-``torch.no_grad``) and the trainer (with gradients, which flow through the shared cache into the
-prompt's forward pass), so both see exactly the same numbers.
+prompt and sampling from ``softmax(score / T)``. Two equivalent computations (tested equal):
+
+- ``candidate_token_logprobs``: each prompt is encoded once and its KV cache is copied to every
+  candidate row. Cheapest without gradients (the rollout engine's scoring).
+- ``packed_candidate_token_logprobs``: one sequence per prompt, ``prompt + cand_1 + … + cand_K``,
+  with a 4-D attention mask that lets each candidate see the prompt and itself only, and
+  position ids that restart at the prompt's end for every candidate. The trainer uses it: the
+  backward pass goes through ``Tp + ΣC`` tokens per prompt instead of ``K`` copies of the cache.
 """
 
 from __future__ import annotations
@@ -68,6 +72,59 @@ def candidate_token_logprobs(
     first = out.logits[:, -1][owner]  # [R, V]: predicts each candidate's first token
     full = torch.cat([first[:, None], logits[:, :-1]], dim=1)  # [R, C, V]
     lp = gather_token_logprobs(full, cand_ids) * cand_mask  # [R, C]
+    return CandidateLogprobs(lp, cand_mask, owner, rows)
+
+
+def packed_candidate_token_logprobs(
+    model: torch.nn.Module, prompts: list[list[int]], candidates: list[list[list[int]]], pad_id: int
+) -> CandidateLogprobs | None:
+    """Same result as ``candidate_token_logprobs``, from one packed sequence per prompt."""
+    rows = [(i, j) for i in range(len(prompts)) for j in range(len(candidates[i])) if candidates[i][j]]
+    if not rows:
+        return None
+    device = next(model.parameters()).device
+    lengths = [len(p) + sum(len(c) for c in cands) for p, cands in zip(prompts, candidates)]
+    width = max(lengths)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)  # [P, T] right-padded
+    positions = torch.zeros((len(prompts), width), dtype=torch.long)  # [P, T]
+    allowed = torch.eye(width, dtype=torch.bool).repeat(len(prompts), 1, 1)  # [P, T, T] padding sees itself
+    starts: dict[tuple[int, int], int] = {}  # (prompt, candidate) -> position of its first token
+    for i, (prompt, cands) in enumerate(zip(prompts, candidates)):
+        n = len(prompt)
+        ids[i, :n] = torch.tensor(prompt)
+        positions[i, :n] = torch.arange(n)
+        allowed[i, :n, :n] = torch.tril(torch.ones(n, n, dtype=torch.bool))
+        start = n
+        for j, cand in enumerate(cands):
+            c = len(cand)
+            if c == 0:
+                continue
+            ids[i, start : start + c] = torch.tensor(cand)
+            positions[i, start : start + c] = torch.arange(n, n + c)
+            allowed[i, start : start + c, :n] = True
+            allowed[i, start : start + c, start : start + c] = torch.tril(torch.ones(c, c, dtype=torch.bool))
+            starts[(i, j)] = start
+            start += c
+    dtype = next(model.parameters()).dtype
+    additive = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)  # [P, T, T]
+    logits = model(
+        input_ids=ids.to(device), attention_mask=additive[:, None].to(device), position_ids=positions.to(device)
+    ).logits  # [P, T, V]
+    c_max = max(len(candidates[i][j]) for i, j in rows)
+    gather_pos = torch.zeros((len(rows), c_max), dtype=torch.long)  # [R, C] position predicting each token
+    targets = torch.full((len(rows), c_max), pad_id, dtype=torch.long)  # [R, C]
+    cand_mask = torch.zeros((len(rows), c_max), dtype=torch.long)  # [R, C]
+    for r, (i, j) in enumerate(rows):
+        cand, start = candidates[i][j], starts[(i, j)]
+        c = len(cand)
+        gather_pos[r, 0] = len(prompts[i]) - 1  # the prompt's last position predicts the first token
+        gather_pos[r, 1:c] = torch.arange(start, start + c - 1)
+        targets[r, :c] = torch.tensor(cand)
+        cand_mask[r, :c] = 1
+    owner = torch.tensor([i for i, _ in rows], device=device)  # [R]
+    picked = logits[owner[:, None], gather_pos.to(device)]  # [R, C, V]
+    cand_mask = cand_mask.to(device)
+    lp = gather_token_logprobs(picked, targets.to(device)) * cand_mask  # [R, C]
     return CandidateLogprobs(lp, cand_mask, owner, rows)
 
 
