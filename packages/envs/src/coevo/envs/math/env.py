@@ -1,0 +1,195 @@
+"""The ``math`` environment: problems with one verifiable final answer in ``\\boxed{}``.
+
+A reply is free text (reasoning) ending in ``\\boxed{answer}``; ``parse_action`` extracts the last
+boxed answer (no ``\\boxed{}`` → malformed, answered with ``invalid_observation`` by the agent
+loop), and ``step`` checks it against the gold answer with math-verify. With ``max_attempts = 1``
+an episode is one reply (reward 1 when correct); with more, a wrong answer is answered
+"Incorrect. Try again." until the attempts run out, and only the correct answer is rewarded.
+
+Problems come from the generator (``problem_types`` round-robin by task index, numbers sized by
+``difficulty``) or, when ``data_file`` is set, from a GSM8K/MATH-style JSONL file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coevo.core import registry
+from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.envs.math.answers import answers_match, extract_boxed
+from coevo.envs.math.dataset import load_problems, require_file
+from coevo.envs.math.generator import PROBLEM_TYPES, generate_problem
+from coevo.envs.math.problem import Problem, task_seed
+from coevo.envs.math.scale import MAX_DIFFICULTY
+
+CORRECT = "Correct."
+INCORRECT_RETRY = "Incorrect. Try again."
+INCORRECT_FINAL = "Incorrect."
+
+
+def _default_problem_types() -> list[str]:
+    return list(PROBLEM_TYPES)
+
+
+@registry.envs.register("math")
+class MathEnv(Environment):
+    """Math problems (generated or from JSONL) answered in ``\\boxed{}``, verified by math-verify."""
+
+    name = "math"
+    task_types = PROBLEM_TYPES
+    invalid_observation = "Invalid reply: give your final answer as \\boxed{answer}."
+    free_form_actions = True
+
+    @dataclass
+    class Config:
+        seed: int = 0  # base seed; each generated problem derives from (split, index, seed)
+        difficulty: int = 1  # 1..5: size of the numbers (and terms) of generated problems
+        problem_types: list[str] = field(default_factory=_default_problem_types)  # round-robin by index
+        max_attempts: int = 1  # 1: single-turn; more: "Incorrect. Try again." until the attempts run out
+        data_file: str = ""  # JSONL of {problem, answer} rows; set: tasks come from files, not the generator
+        eval_data_file: str = ""  # eval_in_distribution rows; empty: hold out the last rows of data_file
+        ood_data_file: str = ""  # eval_out_of_distribution rows (with data_file); empty: that split is empty
+        eval_in_distribution_size: int = 100  # generated eval tasks, or rows held out of data_file
+        eval_out_of_distribution_size: int = 100  # generated OOD tasks (larger numbers, unseen templates)
+
+    def __init__(self, config: Config | None = None):
+        self.config = c = config if config is not None else self.Config()
+        unknown = [t for t in c.problem_types if t not in PROBLEM_TYPES]
+        if unknown or not c.problem_types:
+            raise ValueError(
+                f"problem_types must be a non-empty subset of {list(PROBLEM_TYPES)}; got {unknown}"
+            )
+        if not 1 <= c.difficulty <= MAX_DIFFICULTY:
+            raise ValueError(f"difficulty must be in 1..{MAX_DIFFICULTY}, got {c.difficulty}")
+        if c.max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {c.max_attempts}")
+        if c.data_file:
+            require_file(c.data_file, "env.data_file")
+        elif c.eval_data_file or c.ood_data_file:
+            raise ValueError("eval_data_file/ood_data_file need data_file (the training problems) as well")
+        for key in ("eval_data_file", "ood_data_file"):
+            if getattr(c, key):
+                require_file(getattr(c, key), f"env.{key}")
+        self.max_steps = c.max_attempts
+        self._task: Task | None = None
+        self._problem: Problem | None = None
+        self._attempts: tuple[str, ...] = ()  # the answers given so far
+        self._done = False
+
+    # -- tasks ----------------------------------------------------------------------------------
+    def _split_problems(self, split: str) -> tuple[Problem, ...]:
+        """The problems of ``split`` in data mode."""
+        c = self.config
+        rows = load_problems(c.data_file)
+        if split == "eval_out_of_distribution":
+            return load_problems(c.ood_data_file) if c.ood_data_file else ()
+        if c.eval_data_file:
+            return rows if split == "train" else load_problems(c.eval_data_file)
+        held_out = min(c.eval_in_distribution_size, len(rows) // 2)
+        return rows[: len(rows) - held_out] if split == "train" else rows[len(rows) - held_out :]
+
+    def num_tasks(self, split: str) -> int | None:
+        if split not in self.splits:
+            raise ValueError(f"unknown split {split!r}; math has {list(self.splits)}")
+        if self.config.data_file:
+            return len(self._split_problems(split))
+        if split == "train":
+            return None
+        if split == "eval_in_distribution":
+            return self.config.eval_in_distribution_size
+        return self.config.eval_out_of_distribution_size
+
+    def task(self, split: str, index: int) -> Task:
+        size = self.num_tasks(split)
+        if index < 0 or (size is not None and index >= size):
+            raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
+        if self.config.data_file:
+            task_type = self._split_problems(split)[index].problem_type
+        else:
+            task_type = self.config.problem_types[index % len(self.config.problem_types)]
+        return Task(self.name, split, index, task_type, task_seed(split, index, self.config.seed))
+
+    def problem(self, task: Task) -> Problem:
+        """The problem ``task`` poses."""
+        if self.config.data_file:
+            return self._split_problems(task.split)[task.index]
+        return generate_problem(task.task_type, task.split, task.seed, self.config.difficulty)
+
+    # -- episode --------------------------------------------------------------------------------
+    def reset(self, task: Task) -> str:
+        self._task, self._problem = task, self.problem(task)
+        self._attempts, self._done = (), False
+        instruction = "Reason step by step, then give the final answer as \\boxed{answer}."
+        if self.config.max_attempts > 1:
+            instruction += f" You have {self.config.max_attempts} attempts."
+        return f"{self._problem.text}\n{instruction}"
+
+    def step(self, action: str) -> StepResult:
+        problem = self._require_problem()
+        if self._done:
+            return StepResult(self.invalid_observation, 0.0, done=True, invalid=True, info=self._info())
+        answer = extract_boxed(action) if isinstance(action, str) and "\\boxed{" in action else action
+        answer = answer.strip() if isinstance(answer, str) else ""
+        if not answer:  # counts as an attempt, like any inadmissible action counts as a step
+            self._attempts += ("",)
+            self._done = len(self._attempts) >= self.config.max_attempts
+            return StepResult(self.invalid_observation, 0.0, done=self._done, invalid=True, info=self._info())
+        self._attempts += (answer,)
+        correct = answers_match(problem.answer, answer)
+        self._done = correct or len(self._attempts) >= self.config.max_attempts
+        if correct:
+            observation = CORRECT
+        else:
+            observation = INCORRECT_FINAL if self._done else INCORRECT_RETRY
+        info = self._info() | {"correct": correct}
+        return StepResult(observation, 1.0 if correct else 0.0, done=self._done, won=correct, info=info)
+
+    def admissible_actions(self) -> list[str]:
+        return []
+
+    @property
+    def goal(self) -> str:
+        return self._require_problem().text
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def gold_answer(self) -> str:
+        return self._require_problem().answer
+
+    def snapshot(self) -> Any:
+        return (self._task, self._problem, self._attempts, self._done)
+
+    def restore(self, snapshot: Any) -> None:
+        self._task, self._problem, self._attempts, self._done = snapshot
+
+    # -- helpers --------------------------------------------------------------------------------
+    def memory(self) -> str | None:
+        wrong = [a for a in self._attempts if a]
+        if self.config.max_attempts == 1 or not self._attempts:
+            return None
+        left = self.config.max_attempts - len(self._attempts)
+        return f"wrong answers: {', '.join(wrong) or 'none'}; attempts left: {left}"
+
+    def parse_action(self, text: str) -> str | None:
+        """The last ``\\boxed{}`` answer of the reply; ``None`` without one (never raises)."""
+        return extract_boxed(text)
+
+    def format_action(self, action: str) -> str:
+        return f"The answer is \\boxed{{{action}}}."
+
+    def expert_action(self) -> str | None:
+        if self._problem is None or self._done:
+            return None
+        return self._problem.answer
+
+    def _info(self) -> dict[str, Any]:
+        return {"attempts": len(self._attempts)}
+
+    def _require_problem(self) -> Problem:
+        if self._problem is None:
+            raise RuntimeError("call reset(task) before stepping the math environment")
+        return self._problem

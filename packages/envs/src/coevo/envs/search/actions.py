@@ -1,0 +1,64 @@
+"""The reply grammar of the search environment (Search-R1's tags) and its canonical actions.
+
+A reply is ``[free text][<think>…</think>]<search>query</search>`` or the same with
+``<answer>text</answer>``, and nothing after the closing tag. Exactly one ``search`` or
+``answer`` tag pair; at most one ``think`` pair, before it; no ``<information>`` (that is the
+environment's part). Anything else is malformed: ``parse_reply`` returns ``None``, never raises.
+
+The canonical action strings are ``search: <query>`` and ``answer: <text>`` (whitespace
+collapsed); ``format_reply`` turns them back into a reply.
+"""
+
+from __future__ import annotations
+
+import re
+
+SEARCH, ANSWER = "search", "answer"
+KINDS = (SEARCH, ANSWER)
+_REPLY = re.compile(r"^(?P<prefix>.*?)<(?P<tag>search|answer)>(?P<body>.*?)</(?P=tag)>\s*$", re.DOTALL)
+_TAGS = ("<search>", "</search>", "<answer>", "</answer>")
+
+
+def _tag_counts_ok(text: str, tag: str) -> bool:
+    counts = {t: text.count(t) for t in _TAGS}
+    expected = {t: int(tag in t) for t in _TAGS}
+    if counts != expected:
+        return False
+    think_open, think_close = text.count("<think>"), text.count("</think>")
+    return think_open == think_close <= 1 and "<information>" not in text and "</information>" not in text
+
+
+def parse_reply(text: str) -> str | None:
+    """``"search: q"`` / ``"answer: a"`` from a well-formed reply; ``None`` when malformed."""
+    if not isinstance(text, str):
+        return None
+    match = _REPLY.match(text)
+    if match is None:
+        return None
+    tag, prefix, body = match.group("tag"), match.group("prefix"), match.group("body")
+    if not _tag_counts_ok(text, tag):
+        return None
+    if "<think>" in prefix and not re.fullmatch(r"[^<>]*<think>.*</think>\s*", prefix, re.DOTALL):
+        return None  # the think block must close right before the action tag
+    content = " ".join(body.split())
+    if not content or "<" in content or ">" in content:
+        return None
+    return f"{tag}: {content}"
+
+
+def split_action(action: str) -> tuple[str, str] | None:
+    """``("search", query)`` / ``("answer", text)`` from a canonical action; ``None`` otherwise."""
+    if not isinstance(action, str):
+        return None
+    kind, sep, content = action.partition(":")
+    content = " ".join(content.split())
+    if not sep or kind.strip() not in KINDS or not content:
+        return None
+    return kind.strip(), content
+
+
+def format_reply(action: str) -> str:
+    """The reply carrying a canonical action (an unprefixed string is taken as an answer)."""
+    parts = split_action(action)
+    kind, content = parts if parts is not None else (ANSWER, " ".join(str(action).split()))
+    return f"<{kind}>{content}</{kind}>"
