@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import torch
 
-from coevo.core.data.rollout_datamodule import RolloutDataModule, task_batch
+from coevo.core.data.rollout_datamodule import RolloutDataModule, TaskBatchRef, task_batch
 from coevo.core.env.protocol import Task
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 
@@ -56,31 +54,34 @@ def test_finite_split_order_depends_on_seed():
 def test_datamodule_starts_at_the_loaded_batch():
     env = _env()
     dm = RolloutDataModule(env, batch_size=3, split="train", seed=5)
-    assert dm.state_dict() == {"batches_consumed": 0}  # no trainer attached: the start
+    assert dm.state_dict() == {"batches_consumed": 0}
     dm.load_state_dict({"batches_consumed": 4})
     assert dm.state_dict() == {"batches_consumed": 4}
     it = iter(dm.train_dataloader())
-    first, second = next(it), next(it)
-    assert isinstance(first, list) and all(isinstance(t, Task) for t in first)  # not collated
-    assert first == task_batch(env, "train", 3, 4, 5)  # tasks 12, 13, 14
+    first_ref, second_ref = next(it), next(it)  # fetched ahead: nothing is consumed yet
+    assert isinstance(first_ref, TaskBatchRef) and dm.state_dict() == {"batches_consumed": 4}
+    index, first = first_ref.take()
+    assert index == 4 and first == task_batch(env, "train", 3, 4, 5)  # tasks 12, 13, 14
     assert [t.index for t in first] == [12, 13, 14]
-    assert second == task_batch(env, "train", 3, 5, 5)
+    assert all(isinstance(t, Task) for t in first)
+    assert second_ref.take() == (5, task_batch(env, "train", 3, 5, 5))
+    assert dm.state_dict() == {"batches_consumed": 6}
 
 
 def test_datamodule_finite_split_iterates_epochs():
     env = _env(eval_size=6)
     dm = RolloutDataModule(env, batch_size=2, split="eval_in_distribution", seed=0)
     it = iter(dm.train_dataloader())
-    epoch = [t.index for _ in range(3) for t in next(it)]
+    epoch = [t.index for _ in range(3) for t in next(it).take()[1]]
     assert sorted(epoch) == list(range(6))
     fresh = iter(RolloutDataModule(env, batch_size=2, split="eval_in_distribution", seed=0).train_dataloader())
-    assert [t.index for t in next(fresh)] == epoch[:2]  # the same stream from the start
+    assert [t.index for t in next(fresh).take()[1]] == epoch[:2]  # the same stream from the start
 
 
-def test_state_dict_derives_batches_from_the_trainer_step():
-    dm = RolloutDataModule(_env(), batch_size=2, steps_per_batch=2)
-    dm.trainer = SimpleNamespace(global_step=10)
-    # 10 optimizer steps at 2 steps per batch = 5 batches consumed
-    assert dm.state_dict() == {"batches_consumed": 5}
-    dm.trainer = SimpleNamespace(global_step=11)
-    assert dm.state_dict() == {"batches_consumed": 5}
+def test_moving_the_cursor_back_replays_batches_even_after_a_prefetch():
+    dm = RolloutDataModule(_env(), batch_size=2)
+    it = iter(dm.train_dataloader())
+    _, a = next(it).take()
+    prefetched = next(it)
+    dm.load_state_dict({"batches_consumed": 0})  # a rollback between fetch and use
+    assert prefetched.take() == (0, a)

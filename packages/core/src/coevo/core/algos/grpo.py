@@ -106,7 +106,7 @@ class GRPO(RolloutModule):
         self.logprob_temperature = context.agent.sampling.temperature if self.decoding_mode == "generate" else 1.0
 
     def training_step(self, batch: list, batch_idx: int):
-        tasks = list(batch)
+        tasks = self.take_tasks(batch)
         episodes = self.rollout(tasks)
         self.log_rollout_metrics(episodes)
         rewards = torch.tensor([ep.reward for ep in episodes])  # [E]

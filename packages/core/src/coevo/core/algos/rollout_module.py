@@ -1,8 +1,8 @@
 """Base LightningModule for on-policy algorithms: owns the policy, the engine and the env pool.
 
-Subclasses implement ``update(episodes)``; this base does the rollouts of one training step with
-an RNG seeded from ``(seed, global_step)`` so that a resumed run samples exactly what an
-uninterrupted run would, and logs the rollout metrics. Optimisation is manual (several
+Subclasses implement ``training_step``; this base resolves the step's tasks (``take_tasks``) and
+does its rollouts with an RNG seeded from ``(seed, batch index)``, so that a resumed or rolled-back
+run samples exactly what an uninterrupted run would, and logs the rollout metrics. Optimisation is manual (several
 micro-batches per optimizer step), one optimizer step per ``training_step`` by default.
 """
 
@@ -18,6 +18,7 @@ from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.optim import OptimSettings, build_optimizer
+from coevo.core.data.rollout_datamodule import TaskBatchRef
 from coevo.core.env.protocol import Task
 
 
@@ -59,10 +60,19 @@ class RolloutModule(L.LightningModule):
             self._envs.append(self.context.make_env())
         return self._envs[:n]
 
+    def take_tasks(self, batch: TaskBatchRef | list[Task]) -> list[Task]:
+        """The tasks of this training step (resolving the data loader's placeholder); the rollout
+        seed follows the batch index, so a rolled-back or resumed run replays the same episodes."""
+        if isinstance(batch, TaskBatchRef):
+            self.batch_index, tasks = batch.take()
+            return tasks
+        self.batch_index = self.global_step
+        return list(batch)
+
     def rollout(self, tasks: list[Task], group_size: int | None = None) -> list[Episode]:
-        """``group_size`` episodes of every task, seeded by the global step."""
+        """``group_size`` episodes of every task, seeded by the batch index."""
         g = group_size or self.group_size
-        seed = step_seed(self.context.seed, self.global_step)
+        seed = step_seed(self.context.seed, getattr(self, "batch_index", self.global_step))
         torch.manual_seed(seed)  # transformers' sampling draws from the global generator
         generator = torch.Generator().manual_seed(seed)
         expanded = [task for task in tasks for _ in range(g)]

@@ -93,8 +93,7 @@ def run(cfg: DictConfig) -> dict:
 
     before = run_eval("before") if settings.eval.before else None
     module = algo_cls(algo_cfg, context)
-    datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed,
-                                   getattr(algo_cfg, "updates_per_batch", 1))
+    datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
     trainer = make_trainer(settings, run_dir, tokenizer)
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)

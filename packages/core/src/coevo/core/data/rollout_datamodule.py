@@ -2,9 +2,13 @@
 
 Batch ``k`` is a deterministic function of ``(split, seed, k)``: for an unbounded (procedural)
 split it is tasks ``k*B … k*B+B-1``; for a finite split, a seeded shuffle of all tasks, cycled.
-The module's state is the number of batches consumed, saved in every checkpoint and derived from
-the trainer's step, so a resumed run continues at exactly the next batch even though Lightning
-pre-fetches one batch ahead.
+
+The data loader yields ``TaskBatchRef`` placeholders; the algorithm resolves one with
+``ref.take()`` inside its training step, which returns the tasks at the module's cursor
+(``position``, the number of batches consumed) and advances it. Resolving at use time, not at
+fetch time, matters because Lightning fetches one batch ahead: the cursor is exact state that a
+checkpoint saves (exact resume) and that a snapshot restores (bit-exact rollback, see
+``coevo.core.state``).
 """
 
 from __future__ import annotations
@@ -32,34 +36,45 @@ def task_batch(env: Environment, split: str, batch_size: int, index: int, seed: 
     return [env.task(split, p) for p in positions]
 
 
-class _TaskBatches(IterableDataset):
-    def __init__(self, env: Environment, split: str, batch_size: int, seed: int, start: int):
-        self.env, self.split, self.batch_size, self.seed, self.start = env, split, batch_size, seed, start
+class TaskBatchRef:
+    """What the data loader yields: a claim on the next batch, resolved by ``take()``."""
 
-    def __iter__(self) -> Iterator[list[Task]]:
-        index = self.start
+    def __init__(self, source: RolloutDataModule):
+        self._source = source
+
+    def take(self) -> tuple[int, list[Task]]:
+        """``(index, tasks)`` of the batch at the cursor; advances the cursor."""
+        return self._source.take()
+
+
+class _TaskBatchRefs(IterableDataset):
+    def __init__(self, source: RolloutDataModule):
+        self.source = source
+
+    def __iter__(self) -> Iterator[TaskBatchRef]:
         while True:
-            yield task_batch(self.env, self.split, self.batch_size, index, self.seed)
-            index += 1
+            yield TaskBatchRef(self.source)
 
 
 class RolloutDataModule(L.LightningDataModule):
-    def __init__(self, env: Environment, batch_size: int, split: str = "train", seed: int = 0, steps_per_batch: int = 1):
+    def __init__(self, env: Environment, batch_size: int, split: str = "train", seed: int = 0):
         super().__init__()
         self.env, self.batch_size, self.split, self.seed = env, batch_size, split, seed
-        self.steps_per_batch = steps_per_batch  # optimizer steps taken per batch
-        self.start = 0
+        self.position = 0  # batches consumed
+
+    def take(self) -> tuple[int, list[Task]]:
+        index = self.position
+        self.position += 1
+        return index, task_batch(self.env, self.split, self.batch_size, index, self.seed)
 
     def train_dataloader(self) -> DataLoader:
-        dataset = _TaskBatches(self.env, self.split, self.batch_size, self.seed, self.start)
-        return DataLoader(dataset, batch_size=None, collate_fn=_identity, num_workers=0)
+        return DataLoader(_TaskBatchRefs(self), batch_size=None, collate_fn=_identity, num_workers=0)
 
     def state_dict(self) -> dict:
-        consumed = self.trainer.global_step // self.steps_per_batch if self.trainer is not None else self.start
-        return {"batches_consumed": consumed}
+        return {"batches_consumed": self.position}
 
     def load_state_dict(self, state: dict) -> None:
-        self.start = int(state["batches_consumed"])
+        self.position = int(state["batches_consumed"])
 
 
 def _identity(batch):
