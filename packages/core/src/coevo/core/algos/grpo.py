@@ -25,7 +25,7 @@ from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches,
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, clipped_policy_gradient_loss, k3_kl
 from coevo.core.algos.optim import OptimSettings
-from coevo.core.algos.rollout_module import RolloutModule
+from coevo.core.algos.rollout_module import RolloutModule, step_seed
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.policy.lora import ReferencePolicy
 
@@ -134,7 +134,8 @@ class GRPO(RolloutModule):
             return {**totals, "samples": 0.0, "update_seconds": time.perf_counter() - start}
         if cfg.updates_per_batch > 1:
             self._recompute_old_logprobs(samples, pad_id)
-        order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(self.global_step)).tolist()
+        shuffle = torch.Generator().manual_seed(step_seed(self.context.seed, self.batch_index))
+        order = torch.randperm(len(samples), generator=shuffle).tolist()
         minibatches = [order[k :: cfg.updates_per_batch] for k in range(cfg.updates_per_batch)]
         for minibatch in minibatches:
             chosen = [samples[i] for i in minibatch]

@@ -39,6 +39,7 @@ class RolloutModule(L.LightningModule):
         self.engine = engine_cls(context.engine_config, self.policy, context.tokenizer)
         self.agent = AgentLoop(self.engine, context.tokenizer, context.agent)
         self._envs = []
+        self.batch_index = 0  # index of the current step's task batch in the data stream
 
     def configure_optimizers(self):
         return build_optimizer(self.policy.parameters(), self.optim_settings)
@@ -72,7 +73,7 @@ class RolloutModule(L.LightningModule):
     def rollout(self, tasks: list[Task], group_size: int | None = None) -> list[Episode]:
         """``group_size`` episodes of every task, seeded by the batch index."""
         g = group_size or self.group_size
-        seed = step_seed(self.context.seed, getattr(self, "batch_index", self.global_step))
+        seed = step_seed(self.context.seed, self.batch_index)
         torch.manual_seed(seed)  # transformers' sampling draws from the global generator
         generator = torch.Generator().manual_seed(seed)
         expanded = [task for task in tasks for _ in range(g)]

@@ -1,0 +1,73 @@
+"""CommitRollback: a Lightning callback that keeps an update only when a judge says it helped.
+
+The callback holds a *root* snapshot (``coevo.core.state.snapshot``). Every ``every_n_steps``
+optimizer steps it asks ``judge(trainer, module, root)`` for a ``Decision`` about the update made
+since the root: on commit the current state becomes the new root; on rollback the root is
+restored exactly (weights, optimizer, scheduler, RNG, data position), so training continues as if
+the excursion never happened. HEIRCOMMIT (coevo-evoheir) is this callback with a judge that runs
+a paired comparison on a fresh confirmation pool.
+
+Metrics (``commit/…``): decisions, commits, rollbacks, the judge's gain and threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import lightning as L
+
+from coevo.core.state.snapshot import TrainingSnapshot, restore_snapshot, take_snapshot
+
+
+@dataclass
+class Decision:
+    commit: bool
+    gain: float = float("nan")  # the judge's estimate of the update's effect (e.g. paired success gain)
+    threshold: float = float("nan")  # the bar it had to clear
+    details: dict = field(default_factory=dict)
+
+
+Judge = Callable[[L.Trainer, L.LightningModule, TrainingSnapshot], Decision]
+
+
+class CommitRollback(L.Callback):
+    def __init__(self, judge: Judge, every_n_steps: int):
+        if every_n_steps < 1:
+            raise ValueError("every_n_steps must be >= 1")
+        self.judge = judge
+        self.every_n_steps = every_n_steps
+        self.root: TrainingSnapshot | None = None
+        self.root_step = 0  # global step at which the root was taken
+        self.history: list[tuple[int, Decision]] = []  # (global step, decision)
+
+    @staticmethod
+    def _policy(module):
+        return getattr(module, "policy", module)
+
+    def on_train_start(self, trainer, module) -> None:
+        self.root = take_snapshot(self._policy(module), trainer, module)
+        self.root_step = trainer.global_step
+
+    def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
+        if trainer.global_step - self.root_step < self.every_n_steps:
+            return
+        decision = self.judge(trainer, module, self.root)
+        self.history.append((trainer.global_step, decision))
+        if decision.commit:
+            self.root = take_snapshot(self._policy(module), trainer, module)
+        else:
+            restore_snapshot(self.root, self._policy(module), trainer, module)
+        self.root_step = trainer.global_step
+        commits = sum(d.commit for _, d in self.history)
+        metrics = {
+            "commit/decision": float(decision.commit),
+            "commit/gain": decision.gain,
+            "commit/threshold": decision.threshold,
+            "commit/commits": float(commits),
+            "commit/rollbacks": float(len(self.history) - commits),
+        }
+        if hasattr(module, "record"):
+            module.record({k.removeprefix("train/"): v for k, v in metrics.items()})
+        else:
+            module.log_dict(metrics, on_step=True)

@@ -1,0 +1,1 @@
+"""Training-state snapshots: capture and restore weights, optimizer, scheduler, RNG and data position."""

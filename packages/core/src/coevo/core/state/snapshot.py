@@ -1,0 +1,117 @@
+"""Snapshots of a training run's full state, for commit/rollback (HEIRCOMMIT, EVOHEIR branches).
+
+A snapshot holds everything the next training steps depend on:
+
+- the trainable weights (all weights under full fine-tuning, the adapters under LoRA; frozen
+  weights cannot change, so they are not copied),
+- every optimizer's state (e.g. AdamW moments and step counts) and every LR scheduler's state,
+- the Python, NumPy and torch (CPU and every CUDA device) RNG states,
+- the data position (the rollout data module's cursor) and the algorithm's own extra state
+  (``module.snapshot_extra()`` / ``module.restore_extra()`` when defined).
+
+``restore_snapshot`` puts all of it back, so the steps that follow a rollback are bit-identical to
+the steps a run that never made the excursion would take. Lightning's ``global_step`` is *not*
+rolled back: it counts the optimizer steps actually spent, including discarded ones.
+Tensors are copied to the CPU, so a snapshot never holds accelerator memory.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+
+@dataclass
+class TrainingSnapshot:
+    weights: dict[str, torch.Tensor]  # trainable parameter name -> CPU copy
+    optimizers: list[dict]
+    schedulers: list[dict]
+    rng: dict[str, Any]
+    data_state: dict | None = None  # the data module's state_dict (its cursor)
+    extra: dict = field(default_factory=dict)  # algorithm-specific state
+
+    def num_bytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in self.weights.values())
+
+
+def capture_rng() -> dict[str, Any]:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _to_cpu(obj: Any) -> Any:
+    """A deep copy of a (nested) state dict with every tensor cloned to the CPU."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().to("cpu", copy=True)
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return type(obj)(_to_cpu(v) for v in obj)
+    return copy.deepcopy(obj)
+
+
+def trainable_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters() if p.requires_grad}
+
+
+def _optimizers(trainer) -> list:
+    return list(trainer.optimizers) if trainer is not None else []
+
+
+def _schedulers(trainer) -> list:
+    return [config.scheduler for config in trainer.lr_scheduler_configs] if trainer is not None else []
+
+
+def take_snapshot(model: torch.nn.Module, trainer=None, module=None) -> TrainingSnapshot:
+    """Capture ``model``'s trainable weights and, when given, the trainer's optimizers, schedulers,
+    data position and the module's extra state, plus all RNG states."""
+    datamodule = getattr(trainer, "datamodule", None) if trainer is not None else None
+    extra = module.snapshot_extra() if module is not None and hasattr(module, "snapshot_extra") else {}
+    return TrainingSnapshot(
+        weights=trainable_weights(model),
+        optimizers=[_to_cpu(opt.state_dict()) for opt in _optimizers(trainer)],
+        schedulers=[copy.deepcopy(s.state_dict()) for s in _schedulers(trainer)],
+        rng=capture_rng(),
+        data_state=copy.deepcopy(datamodule.state_dict()) if datamodule is not None else None,
+        extra=copy.deepcopy(extra),
+    )
+
+
+def restore_snapshot(snapshot: TrainingSnapshot, model: torch.nn.Module, trainer=None, module=None) -> None:
+    """Put ``model`` (and the trainer's optimizers, schedulers, data position, the module's extra
+    state and the RNGs) back exactly as they were when ``snapshot`` was taken."""
+    params = dict(model.named_parameters())
+    missing = [name for name in snapshot.weights if name not in params]
+    if missing:
+        raise ValueError(f"snapshot holds weights the model does not have: {missing[:3]}")
+    with torch.no_grad():
+        for name, value in snapshot.weights.items():
+            params[name].copy_(value.to(params[name].device))
+    optimizers, schedulers = _optimizers(trainer), _schedulers(trainer)
+    if len(optimizers) != len(snapshot.optimizers) or len(schedulers) != len(snapshot.schedulers):
+        raise ValueError("the trainer's optimizers/schedulers differ from the snapshot's")
+    for opt, state in zip(optimizers, snapshot.optimizers):
+        opt.load_state_dict(copy.deepcopy(state))  # load_state_dict moves tensors to the params' device
+    for sched, state in zip(schedulers, snapshot.schedulers):
+        sched.load_state_dict(copy.deepcopy(state))
+    datamodule = getattr(trainer, "datamodule", None) if trainer is not None else None
+    if datamodule is not None and snapshot.data_state is not None:
+        datamodule.load_state_dict(copy.deepcopy(snapshot.data_state))
+    if module is not None and hasattr(module, "restore_extra"):
+        module.restore_extra(copy.deepcopy(snapshot.extra))
+    restore_rng(snapshot.rng)
