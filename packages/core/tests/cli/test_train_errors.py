@@ -22,6 +22,8 @@ from coevo.core.policy.builders import ModelLoadError
         ("env.num_boxes=9", ["env", "num_boxes"]),
         ("+algo.grup_size=4", ["algo.grup_size", "group_size"]),
         ("+agent.prompt.histroy_turns=3", ["agent.prompt.histroy_turns", "history_turns"]),
+        ("+callbacks.audit.name=nope", ["callbacks.audit.name", "unknown callback 'nope'"]),
+        ("algo.choice_loss=both", ["algo.choice_loss", "softmax", "tokens"]),
     ],
 )
 def test_config_errors_name_the_key(compose_train, override, expected):

@@ -42,6 +42,8 @@ class TrainSchema:
     env: Any = None
     model: Any = None
     rollout: Any = None
+    # configured callbacks, e.g. ``+callbacks=heircommit``: {key: {name: <registry name>, ...its Config}}
+    callbacks: Any = None
     agent: AgentSettings = field(default_factory=AgentSettings)
     trainer: TrainerSettings = field(default_factory=TrainerSettings)
     warmstart: WarmStartSettings = field(default_factory=WarmStartSettings)

@@ -73,6 +73,7 @@ def run(cfg: DictConfig) -> dict:
     L.seed_everything(settings.seed, workers=True, verbose=False)
     env_cls, env_cfg, make_env = env_factory(cfg.env)
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
+    extra_callbacks = configured_callbacks(cfg.get("callbacks"))  # config errors before any work
     _, engine_cfg = engine_component(cfg.get("rollout"))
     if ckpt is None:
         OmegaConf.save(cfg, run_dir / "config.yaml")
@@ -94,7 +95,7 @@ def run(cfg: DictConfig) -> dict:
     before = run_eval("before") if settings.eval.before else None
     module = algo_cls(algo_cfg, context)
     datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
-    trainer = make_trainer(settings, run_dir, tokenizer)
+    trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks)
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
     trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
@@ -111,7 +112,17 @@ def run(cfg: DictConfig) -> dict:
     return {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
 
 
-def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer) -> L.Trainer:
+def configured_callbacks(nodes) -> list[L.Callback]:
+    """Callbacks from the ``callbacks`` config group: each node names a registered callback and
+    sets its ``Config`` fields (``+callbacks=heircommit callbacks.heircommit.every_n_steps=5``)."""
+    callbacks = []
+    for key, node in (nodes or {}).items():
+        cls, config = build_component(registry.callbacks, node, f"callbacks.{key}")
+        callbacks.append(cls(config) if getattr(cls, "Config", None) is not None else cls())
+    return callbacks
+
+
+def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callbacks=()) -> L.Trainer:
     t = settings.trainer
     callbacks = [
         ModelCheckpoint(dirpath=run_dir / "checkpoints", filename="step{step}", every_n_train_steps=t.checkpoint_every,
@@ -123,6 +134,7 @@ def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer) -> L.Trainer:
         callbacks.append(RichProgressBar(leave=True) if sys.stdout.isatty() else TQDMProgressBar(refresh_rate=1))
     for name in t.callbacks:
         callbacks.append(registry.callbacks.get(name)())
+    callbacks += list(extra_callbacks)
     return L.Trainer(
         max_steps=t.max_steps,
         accelerator=t.accelerator,
