@@ -299,3 +299,20 @@ def test_auto_mode_chooses_for_envs_with_commands_and_choose_refuses_free_form_e
     loop = AgentLoop(ScriptedEngine([], True), tokenizer, AgentSettings(mode="choose"))
     with pytest.raises(ValueError, match="agent.mode=generate"):
         loop.mode_for(ShoutingBoxesEnv(BoxesConfig()))
+
+
+def test_context_precedes_the_first_message_for_the_whole_episode_and_turns_keep_their_messages(tokenizer):
+    env = BoxesEnv(BoxesConfig(num_boxes=3, max_steps=3))
+    task = env.task("train", 0)
+    engine = ScriptedEngine(tokenizer.encode("no tags", add_special_tokens=False) + [tokenizer.eos_token_id], True)
+    settings = AgentSettings(mode="generate", prompt=PromptSettings(system_prompt="", history_turns=1, memory=False))
+    plain = AgentLoop(engine, tokenizer, settings).run([task], [env])[0]
+    skilled = AgentLoop(engine, tokenizer, settings).run([task], [env], contexts=["Skill: open boxes first."])[0]
+    assert len(plain.turns) == len(skilled.turns) == 3
+    for a, b in zip(plain.turns, skilled.turns):
+        assert b.messages[0]["content"] == "Skill: open boxes first.\n" + a.messages[0]["content"]
+        assert a.messages[1:] == b.messages[1:]
+        assert a.prompt_ids == render_prompt(tokenizer, a.messages)
+        assert b.prompt_ids == render_prompt(tokenizer, b.messages)
+    with pytest.raises(ValueError, match="contexts"):
+        AgentLoop(engine, tokenizer, settings).run([task], [env], contexts=[None, None])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from coevo.core.agent.prompt import PromptSettings, build_messages, opening
+from coevo.core.agent.prompt import PromptSettings, build_messages, opening, with_context
 from coevo.core.agent.types import Episode, Turn
 from coevo.core.env.protocol import Environment, Task
 from coevo.core.policy.candidates import CHOICE_SCORES, candidate_scores
@@ -57,6 +57,7 @@ class _Live:
     first_observation: str
     history: list[tuple[str, str]] = field(default_factory=list)
     done: bool = False
+    messages: list[dict[str, str]] | None = None  # this turn's prompt messages
 
 
 class AgentLoop:
@@ -73,21 +74,32 @@ class AgentLoop:
         group_ids: list[int] | None = None,
         greedy: bool = False,
         generator: torch.Generator | None = None,
+        contexts: list[str | None] | None = None,
     ) -> list[Episode]:
-        """Play ``tasks[i]`` in ``envs[i]`` to the end; returns one Episode per task."""
+        """Play ``tasks[i]`` in ``envs[i]`` to the end; returns one Episode per task.
+
+        ``contexts[i]``, when given, is extra text placed before episode ``i``'s first user message
+        for the whole episode (e.g. a skill); it is part of the prompt, never trained on.
+        """
         if len(tasks) != len(envs):
             raise ValueError(f"{len(tasks)} tasks for {len(envs)} environments")
+        contexts = contexts if contexts is not None else [None] * len(tasks)
+        if len(contexts) != len(tasks):
+            raise ValueError(f"{len(contexts)} contexts for {len(tasks)} tasks")
         group_ids = group_ids if group_ids is not None else list(range(len(tasks)))
         mode = self.mode_for(envs[0]) if envs else "generate"
         live = []
-        for task, env, gid in zip(tasks, envs, group_ids):
-            first = opening(self.settings.prompt, env.reset(task), env.goal)
+        for task, env, gid, context in zip(tasks, envs, group_ids, contexts):
+            first = with_context(opening(self.settings.prompt, env.reset(task), env.goal), context)
             live.append(_Live(Episode(task, gid), env, first))
         while True:
             active = [item for item in live if not item.done]
             if not active:
                 break
-            prompts = [self._prompt(item) for item in active]
+            rendered = [self._prompt(item) for item in active]
+            prompts = [r[0] if r is not None else None for r in rendered]
+            for item, r in zip(active, rendered):
+                item.messages = r[1] if r is not None else None
             ready = [(item, p) for item, p in zip(active, prompts) if p is not None]
             for item, p in zip(active, prompts):
                 if p is None:  # context overflow: end unsuccessfully
@@ -119,7 +131,7 @@ class AgentLoop:
         return mode
 
     # -- prompts ------------------------------------------------------------------------------
-    def _prompt(self, item: _Live) -> list[int] | None:
+    def _prompt(self, item: _Live) -> tuple[list[int], list[dict[str, str]]] | None:
         s = self.settings.prompt
         admissible = item.env.admissible_actions() if s.show_admissible else None
         memory = item.env.memory() if s.memory else None
@@ -127,7 +139,7 @@ class AgentLoop:
             messages = build_messages(s, item.first_observation, item.history, memory, admissible, keep)
             ids = render_prompt(self.tokenizer, messages)
             if len(ids) <= s.max_prompt_tokens:
-                return ids
+                return ids, messages
         return None
 
     # -- decoding -----------------------------------------------------------------------------
@@ -172,7 +184,8 @@ class AgentLoop:
             observation, reward, done, won, invalid = (
                 result.observation, result.reward, result.done, result.won, result.invalid,
             )
-        turn = Turn(prompt, list(response_ids), list(logprobs), text, action, observation, reward, invalid)
+        turn = Turn(prompt, list(response_ids), list(logprobs), text, action, observation, reward, invalid,
+                    messages=item.messages)
         if choice is not None:
             turn.candidates, turn.choice, turn.choice_logprob = choice.candidates, choice.index, choice.logprob
         ep.turns.append(turn)

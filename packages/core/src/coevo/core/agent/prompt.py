@@ -44,6 +44,11 @@ def opening(settings: PromptSettings, first_observation: str, goal: str) -> str:
     )
 
 
+def with_context(first_message: str, context: str | None) -> str:
+    """The first user message with extra context before it (e.g. RSIPO's skill), or unchanged."""
+    return f"{context}\n{first_message}" if context else first_message
+
+
 def build_messages(
     settings: PromptSettings,
     first_observation: str,

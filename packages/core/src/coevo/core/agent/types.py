@@ -17,6 +17,7 @@ class Turn:
     observation: str  # what the environment answered
     reward: float  # environment reward of this step (penalties excluded)
     invalid: bool  # malformed output or inadmissible command
+    messages: list[dict[str, str]] | None = None  # the chat messages prompt_ids were rendered from
     # choice mode only: every candidate reply's token ids (the chosen one is response_ids), the
     # chosen index and its log-probability under softmax(score / choice_temperature) at rollout time
     candidates: list[list[int]] | None = None
