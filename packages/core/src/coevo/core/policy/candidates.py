@@ -107,11 +107,15 @@ def packed_candidate_token_logprobs(
             start += c
     dtype = next(model.parameters()).dtype
     additive = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)  # [P, T, T]
+    # only positions from the shortest prompt's last token on predict candidate tokens: project
+    # just those through the LM head (the vocabulary projection is the costliest layer of a tiny model)
+    first_kept = min(len(p) for p in prompts) - 1
     logits = model(
-        input_ids=ids.to(device), attention_mask=additive[:, None].to(device), position_ids=positions.to(device)
-    ).logits  # [P, T, V]
+        input_ids=ids.to(device), attention_mask=additive[:, None].to(device), position_ids=positions.to(device),
+        logits_to_keep=torch.arange(first_kept, width, device=device),
+    ).logits  # [P, T - first_kept, V]
     c_max = max(len(candidates[i][j]) for i, j in rows)
-    gather_pos = torch.zeros((len(rows), c_max), dtype=torch.long)  # [R, C] position predicting each token
+    gather_pos = torch.full((len(rows), c_max), first_kept, dtype=torch.long)  # [R, C] position predicting each token
     targets = torch.full((len(rows), c_max), pad_id, dtype=torch.long)  # [R, C]
     cand_mask = torch.zeros((len(rows), c_max), dtype=torch.long)  # [R, C]
     for r, (i, j) in enumerate(rows):
@@ -122,7 +126,7 @@ def packed_candidate_token_logprobs(
         targets[r, :c] = torch.tensor(cand)
         cand_mask[r, :c] = 1
     owner = torch.tensor([i for i, _ in rows], device=device)  # [R]
-    picked = logits[owner[:, None], gather_pos.to(device)]  # [R, C, V]
+    picked = logits[owner[:, None], gather_pos.to(device) - first_kept]  # [R, C, V]
     cand_mask = cand_mask.to(device)
     lp = gather_token_logprobs(picked, targets.to(device)) * cand_mask  # [R, C]
     return CandidateLogprobs(lp, cand_mask, owner, rows)
