@@ -88,3 +88,13 @@ def test_expert_messages_append_the_reply():
     messages = expert_messages(settings, "first", HISTORY, "m", None, format_action("open red box"))
     assert messages[:-1] == build_messages(settings, "first", HISTORY, "m", None)
     assert messages[-1] == {"role": "assistant", "content": "<action>open red box</action>"}
+
+
+def test_goal_reminder_goes_into_the_latest_message_after_the_first_turn():
+    settings = PromptSettings(system_prompt="", history_turns=1, memory=True, goal_reminder=True)
+    later = build_messages(settings, "first", HISTORY, "m", None, goal="put a mug in desk")
+    assert later[-1]["content"] == HISTORY[-1][1] + "\nTask: put a mug in desk\nMemory: m"
+    opening_turn = build_messages(settings, "first", [], "m", None, goal="put a mug in desk")
+    assert opening_turn[-1]["content"] == "first\nMemory: m"  # the first message states the task
+    off = PromptSettings(system_prompt="", history_turns=1, memory=True)
+    assert build_messages(off, "first", HISTORY, "m", None, goal="x")[-1]["content"] == HISTORY[-1][1] + "\nMemory: m"

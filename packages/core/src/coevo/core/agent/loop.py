@@ -136,7 +136,8 @@ class AgentLoop:
         admissible = item.env.admissible_actions() if s.show_admissible else None
         memory = item.env.memory() if s.memory else None
         for keep in range(min(s.history_turns, len(item.history)), -1, -1):
-            messages = build_messages(s, item.first_observation, item.history, memory, admissible, keep)
+            messages = build_messages(s, item.first_observation, item.history, memory, admissible, keep,
+                                      goal=item.env.goal)
             ids = render_prompt(self.tokenizer, messages)
             if len(ids) <= s.max_prompt_tokens:
                 return ids, messages

@@ -2,7 +2,8 @@
 
 Layout: system message; the first observation (it states the task) always; then the last
 ``history_turns`` (action, observation) pairs as assistant/user messages; the latest user message
-carries the optional memory line and admissible-command list. At the context limit the oldest
+carries the optional task reminder, memory line and admissible-command list (a small model copies
+names more easily from nearby text than from the first message). At the context limit the oldest
 history pairs are dropped first; if even the shortest prompt is too long, the loop ends the
 episode as unsuccessful and counts it as ``context_overflow``.
 """
@@ -24,6 +25,7 @@ class PromptSettings:
     show_admissible: bool = False  # list the admissible commands (helps free generation)
     max_prompt_tokens: int = 1024  # context limit for one prompt
     first_observation: str = "full"  # "full": the whole first observation | "goal": only its task sentence
+    goal_reminder: bool = False  # repeat the task sentence in the latest user message ("Task: …")
 
 
 FIRST_OBSERVATION_MODES = ("full", "goal")
@@ -56,6 +58,7 @@ def build_messages(
     memory: str | None,
     admissible: list[str] | None,
     keep_turns: int | None = None,
+    goal: str | None = None,
 ) -> list[dict[str, str]]:
     keep = settings.history_turns if keep_turns is None else keep_turns
     recent = history[-keep:] if keep > 0 else []
@@ -65,6 +68,8 @@ def build_messages(
         messages.append({"role": "assistant", "content": response})
         messages.append({"role": "user", "content": observation})
     extra = []
+    if settings.goal_reminder and goal and recent:  # the first turn's message already states it
+        extra.append(f"Task: {goal}")
     if settings.memory and memory:
         extra.append(f"Memory: {memory}")
     if settings.show_admissible and admissible:
@@ -81,8 +86,9 @@ def expert_messages(
     memory: str | None,
     admissible: list[str] | None,
     reply: str,
+    goal: str | None = None,
 ) -> list[dict[str, str]]:
     """A supervised example: the prompt the agent would see, answered with ``reply``
     (the expert's action in the environment's grammar, ``env.format_action(action)``)."""
-    messages = build_messages(settings, first_observation, history, memory, admissible)
+    messages = build_messages(settings, first_observation, history, memory, admissible, goal=goal)
     return messages + [{"role": "assistant", "content": reply}]
