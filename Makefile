@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 ALGO ?= grpo
 ARGS ?=
 PKG ?= core
-PACKAGES := core envs rsipo
+PACKAGES := core envs rsipo evoheir
 # torch first: the CPU build (on this machine's disk) where no GPU is visible, so that no
 # dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
 TORCH_SPEC ?= torch==2.13.0
@@ -17,7 +17,7 @@ STAMP := $(VENV)/.installed
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
-	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs"
+	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs EXTRAS=alfworld TESTS=tests/alfworld"
 
 $(STAMP): packages/*/pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,12 +39,13 @@ eval: $(STAMP) ## evaluate a run or model folder: make eval ARGS="checkpoint=run
 plugins: $(STAMP) ## list installed plugins and their versions
 	$(PY) -m coevo.core.plugins
 
-test: ## per-package tests, each in a venv with only that package, then end-to-end tests
+test: ## per-package tests, each in a venv with only that package, then the real ALFWorld games, then end-to-end tests
 	@set -e; for p in $(PACKAGES); do $(MAKE) --no-print-directory test-pkg PKG=$$p; done
+	@$(MAKE) --no-print-directory test-pkg PKG=envs EXTRAS=alfworld TESTS=tests/alfworld
 	@$(MAKE) --no-print-directory test-e2e
 
-test-pkg: ## one package's tests in its own venv (.venvs/PKG) with only its dependencies
-	bash .ci/test_package.sh $(PKG)
+test-pkg: ## one package's tests in its own venv (.venvs/PKG[-EXTRAS]) with only its dependencies (+ EXTRAS)
+	bash .ci/test_package.sh $(PKG) "$(EXTRAS)" "$(TESTS)"
 
 test-e2e: $(STAMP) ## cross-package end-to-end tests with everything installed
 	bash .ci/pytest_ok.sh $(PY) tests

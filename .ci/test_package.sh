@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Test one package in a virtual environment that holds only it, its dependencies and pytest.
-# Usage: .ci/test_package.sh core|envs
+# Usage: .ci/test_package.sh core|envs [EXTRAS [TESTS]]
+#   EXTRAS: comma-separated extras of the package to install too, in their own venv
+#           (.venvs/PKG-EXTRAS), e.g. `.ci/test_package.sh envs alfworld tests/alfworld`
+#   TESTS:  the test paths to run, relative to the package (default: tests)
 set -euo pipefail
 pkg="$1"
+extras="${2:-}"
+tests="${3:-tests}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="$root/.venvs/$pkg"
+venv="$root/.venvs/$pkg${extras:+-${extras//,/-}}"
 [ -d "$root/packages/$pkg" ] || { echo "no package packages/$pkg; choose one of: $(ls "$root/packages")"; exit 2; }
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip
 fi
+# as if activated: source builds that call `python` (fast-downward, for alfworld) get the venv's
+export PATH="$venv/bin:$PATH"
 # CPU torch first where there is no GPU (see Makefile)
 if ! "$venv/bin/python" -c "import torch" 2>/dev/null && ! (command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1); then
   "$venv/bin/python" -m pip install -q torch==2.13.0
@@ -19,6 +26,7 @@ deps=()
 for dep in $(sed -n 's/^ *"\(coevo-[a-z]*\).*/\1/p' "$root/packages/$pkg/pyproject.toml" | sort -u); do
   deps+=(-e "$root/packages/${dep#coevo-}")
 done
-"$venv/bin/python" -m pip install -q "${deps[@]}" -e "$root/packages/$pkg[test]"
+"$venv/bin/python" -m pip install -q "${deps[@]}" -e "$root/packages/$pkg[test${extras:+,$extras}]"
 cd "$root/packages/$pkg"
-bash "$root/.ci/pytest_ok.sh" "$venv/bin/python" tests
+# shellcheck disable=SC2086  # TESTS may name several paths
+bash "$root/.ci/pytest_ok.sh" "$venv/bin/python" $tests
