@@ -239,3 +239,14 @@ def test_plugins_cli_lists_coevo_core_with_its_version():
     assert "algorithm:grpo" in core_line
     # exit status 0 unless some installed plugin failed to load
     assert proc.returncode == (1 if "failed" in out else 0)
+
+
+def test_a_lazily_registered_component_may_register_itself_again_on_import():
+    reg = registry.Registry("widget")
+    reg.register("lazy", "coevo.core.testing.boxes_env:BoxesEnv")
+    from coevo.core.testing.boxes_env import BoxesEnv
+
+    reg.register("lazy")(BoxesEnv)  # what its module's decorator does when imported: no duplicate
+    assert reg.get("lazy") is BoxesEnv
+    with pytest.raises(registry.RegistryError, match="duplicate"):
+        reg.register("lazy", "coevo.core.testing.boxes_env:BoxesConfig")

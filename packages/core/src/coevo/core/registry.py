@@ -77,6 +77,10 @@ class Registry(Generic[T]):
             raise RegistryError(f"{self.kind} names must be non-empty strings, got {name!r}")
         if name in self._entries:
             previous = self._entries[name]
+            if isinstance(previous.target, str) and previous.target == _import_spec(target):
+                # a lazily registered component's module, being imported, registers it by decorator
+                previous.target = target
+                return
             if previous.target is target:
                 # the same object again (a module imported before discovery ran): keep it, and
                 # learn which distribution provides it
@@ -130,6 +134,12 @@ class Registry(Generic[T]):
     def unregister(self, name: str) -> None:
         """Remove ``name`` (tests and interactive use)."""
         self._entries.pop(name, None)
+
+
+def _import_spec(obj: Any) -> str | None:
+    """``"module:QualName"`` of a class or function (what a lazy registration names)."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    return f"{module}:{qualname}" if module and qualname else None
 
 
 def _import_string(spec: str, kind: str, name: str) -> Any:
