@@ -55,8 +55,15 @@ def warm_start(
     prompt: PromptSettings,
     settings: WarmStartSettings,
 ) -> Path:
-    """The folder of the warm-started model (built and cached on first use)."""
-    key = cache_key({"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": asdict(settings)})
+    """The folder of the warm-started model (built and cached on first use).
+
+    The cache key covers the settings and a fingerprint of the expert data itself (the first two
+    expert episodes, as the model would be trained on them), so a change to an environment's
+    wording or expert invalidates the cache even without a version bump.
+    """
+    fingerprint = collect_expert_examples(env, prompt, 2, "train", settings.first_index).examples
+    key = cache_key({"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": asdict(settings),
+                     "expert_data": fingerprint})
     folder = Path(settings.cache_dir) / key
     if (folder / "warmstart.json").is_file():
         log.info("warm start: cached model at %s", folder)

@@ -1,0 +1,47 @@
+"""The warm start is built once and cached; its key follows the settings and the expert data."""
+
+from dataclasses import replace
+
+from coevo.core.agent.prompt import PromptSettings
+from coevo.core.algos.sft import SFTSettings
+from coevo.core.policy.builders import TinyBuilder, TinyBuilderConfig
+from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
+from coevo.core.warmstart import WarmStartSettings, warm_start
+
+BUILDER = TinyBuilder(TinyBuilderConfig(hidden_size=32, num_layers=1, num_heads=2, num_kv_heads=1,
+                                        intermediate_size=32, vocab_size=300))
+PROMPT = PromptSettings(system_prompt="", memory=True)
+
+
+class LoudBoxesEnv(BoxesEnv):
+    """Boxes with different wording: the same settings, different expert data."""
+
+    def step(self, action):
+        result = super().step(action)
+        result.observation = result.observation.upper()
+        return result
+
+
+def _settings(tmp_path):
+    return WarmStartSettings(episodes=6, sft=SFTSettings(epochs=1, batch_size=8), cache_dir=str(tmp_path))
+
+
+def test_second_call_reuses_the_cache(tmp_path):
+    settings = _settings(tmp_path)
+    env_cfg = {"num_boxes": 3}
+    folder = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {"h": 32}, env_cfg, PROMPT, settings)
+    marker = folder / "warmstart.json"
+    assert marker.is_file() and (folder / "model.safetensors").is_file()
+    stamp = marker.stat().st_mtime_ns
+    again = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {"h": 32}, env_cfg, PROMPT, settings)
+    assert again == folder and marker.stat().st_mtime_ns == stamp  # not rebuilt
+    other = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {"h": 32}, env_cfg, PROMPT,
+                       replace(settings, seed=1))
+    assert other != folder
+
+
+def test_changed_expert_data_changes_the_key(tmp_path):
+    settings = _settings(tmp_path)
+    a = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings)
+    b = warm_start(LoudBoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings)
+    assert a != b
