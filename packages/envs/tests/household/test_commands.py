@@ -2,6 +2,7 @@
 
 from coevo.envs.household.commands import admissible_commands, apply_command
 from coevo.envs.household.goals import Goal
+from coevo.envs.household.wording import room_overview
 
 ROOM = {
     "cabinet 1": ["mug 1"],
@@ -91,19 +92,44 @@ def test_wording_of_every_command(build_world):
     )
     apply_command(world, "go to microwave 1")
     assert apply_command(world, "heat mug 1 with microwave 1") == "You heat the mug 1 using the microwave 1."
-    assert apply_command(world, "examine mug 1") == "This is a hot and clean mug 1."
+    # containers (bowl, cup, mug, pan, plate, pot, box) read as "normal" in any state, as in ALFWorld
+    assert apply_command(world, "examine mug 1") == "This is a normal mug 1. In it, you see nothing."
     apply_command(world, "go to fridge 1")
     assert apply_command(world, "cool mug 1 with fridge 1") == "You cool the mug 1 using the fridge 1."
-    assert apply_command(world, "examine mug 1") == "This is a cool and clean mug 1."
+    assert apply_command(world, "examine mug 1") == "This is a normal mug 1. In it, you see nothing."
     assert (
         apply_command(world, "go to desk 1")
-        == "You arrive at desk 1. On the desk 1, you see a desklamp 1, and a book 1."
+        == "You arrive at desk 1. On the desk 1, you see a book 1, and a desklamp 1."
     )
     assert apply_command(world, "use desklamp 1") == "You turn on the desklamp 1."
     assert apply_command(world, "use desklamp 1") == "You turn off the desklamp 1."
     assert apply_command(world, "put mug 1 in/on desk 1") == "You put the mug 1 in/on the desk 1."
     assert apply_command(world, "inventory") == "You are not carrying anything."
     assert world.contents["desk 1"] == ["desklamp 1", "book 1", "mug 1"]
+
+
+def test_plain_objects_describe_their_state_and_lists_follow_alfworld_order(build_world):
+    world = build_world({"countertop 1": ["apple 1"], "sinkbasin 1": [], "microwave 1": [],
+                         "cabinet 1": ["pen 1", "cd 2", "pen 2", "cd 1"], "cabinet 2": []},
+                        agent_at="sinkbasin 1", holding="apple 1")
+    assert apply_command(world, "examine apple 1") == "There's nothing special about apple 1."
+    apply_command(world, "clean apple 1 with sinkbasin 1")
+    assert apply_command(world, "examine apple 1") == "This is a clean apple 1."
+    assert room_overview(world).endswith(
+        "you see a cabinet 2, a cabinet 1, a countertop 1, a microwave 1, and a sinkbasin 1.")
+    apply_command(world, "go to cabinet 1")
+    assert apply_command(world, "open cabinet 1").endswith("you see a cd 2, a cd 1, a pen 2, and a pen 1.")
+    world.agent_at = ""
+    assert apply_command(world, "look") == "You are in the middle of a room. Looking quickly around you, you see nothing."
+
+
+def test_arrival_names_the_location_number_when_the_layout_has_them(build_world):
+    from dataclasses import replace
+
+    world = build_world({"desk 1": ["book 1"], "drawer 1": []})
+    world.layout = replace(world.layout, locations=(14, 3))
+    assert apply_command(world, "go to desk 1") == "You arrive at loc 14. On the desk 1, you see a book 1."
+    assert apply_command(world, "go to drawer 1") == "You arrive at loc 3. The drawer 1 is closed."
 
 
 def test_heating_a_cold_object_makes_it_hot_not_both(build_world):

@@ -61,13 +61,22 @@ def test_a_new_intro_forgets_the_previous_episode():
 def test_env_memory_only_reflects_what_was_observed(all_types_env):
     env = all_types_env
     env.reset(env.task("train", 1))  # two lettuces hidden in the closed fridge 1
-    room = "cabinet 1, desk 1, diningtable 1, diningtable 2, fridge 1, shelf 1"
+    room = "cabinet 1, desk 1, diningtable 2, diningtable 1, fridge 1, shelf 1"  # in the overview's order
     assert env.memory() == f"seen: nothing; unexplored: {room}; holding: nothing"
     env.step("go to fridge 1")
     assert env.memory() == f"seen: fridge 1 (closed); unexplored: {room}; holding: nothing"
     env.step("open fridge 1")
     env.step("take lettuce 1 from fridge 1")
     assert env.memory() == (
-        "seen: fridge 1 (lettuce 2); unexplored: cabinet 1, desk 1, diningtable 1, diningtable 2, shelf 1; "
+        "seen: fridge 1 (lettuce 2); unexplored: cabinet 1, desk 1, diningtable 2, diningtable 1, shelf 1; "
         "holding: lettuce 1"
     )
+
+
+def test_arrival_at_a_location_number_records_the_receptacle_named_next():
+    memory = ObservationMemory()
+    memory.observe(INTRO)
+    memory.observe("You arrive at loc 14. On the countertop 1, you see a apple 1.")
+    assert memory.at == "countertop 1" and memory.contents["countertop 1"] == ["apple 1"]
+    memory.observe("You arrive at loc 3. The fridge 1 is closed.")
+    assert memory.at == "fridge 1" and "fridge 1" in memory.seen_closed

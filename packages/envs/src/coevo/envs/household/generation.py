@@ -113,5 +113,8 @@ def generate_world(
     for objects in contents.values():
         objects.sort()
 
-    layout = Layout(receptacles=receptacles, openable=openable, lamp=lamp, goal=goal)
+    # ALFWorld's arrival text names an arbitrary location number per receptacle (drawn last, so
+    # everything above is independent of it)
+    locations = tuple(rng.sample(range(1, 4 * len(receptacles) + 1), len(receptacles)))
+    layout = Layout(receptacles=receptacles, openable=openable, lamp=lamp, goal=goal, locations=locations)
     return World(layout=layout, contents=contents, opened=opened)

@@ -54,7 +54,9 @@ class ObservationMemory:
             self._observe_intro(text)
             return
         if m := _ARRIVE.match(text):
-            self.at = m.group(1)
+            # "You arrive at loc 14. On the desk 1, …": the receptacle is named by the next sentence
+            described = _CLOSED.search(text) or _OPEN.search(text) or _SURFACE.search(text)
+            self.at = described.group(1) if described else m.group(1)
         if m := _CLOSED.search(text):
             self.seen_closed.add(m.group(1))
         elif m := _OPEN.search(text) or _SURFACE.search(text):

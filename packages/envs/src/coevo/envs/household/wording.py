@@ -1,12 +1,28 @@
 """ALFWorld's observation texts (json_2.1.1 grammar), as plain functions of the world.
 
 Lists read "a x 1", "a x 1, and a y 2", "a x 1, a y 2, and a z 3" or "nothing"; ALFWorld uses
-the article "a" for every name ("a apple 1"), and so do we.
+the article "a" for every name ("a apple 1"), and so do we. Like the real games, lists go by kind
+A→Z and, within a kind, numbers high to low ("a cabinet 2, a cabinet 1, a drawer 1"), and arriving
+names the location number ("You arrive at loc 14. On the desk 1, you see …").
 """
 
 from __future__ import annotations
 
+from coevo.envs.household.catalog import kind_of
 from coevo.envs.household.world import World
+
+#: object kinds ALFWorld describes as containers when examined ("This is a normal mug 1. In it, …")
+RECEPTACLE_OBJECT_KINDS = frozenset({"bowl", "box", "cup", "mug", "pan", "plate", "pot"})
+
+
+def alfworld_order(names) -> list[str]:
+    """Kind A→Z, then numbers high to low, as the real games list things."""
+
+    def key(name: str):
+        number = name.rsplit(" ", 1)[-1]
+        return kind_of(name), -int(number) if number.isdigit() else 0
+
+    return sorted(names, key=key)
 
 WELCOME = "-= Welcome to TextWorld, ALFRED! =-"
 
@@ -14,7 +30,7 @@ WELCOME = "-= Welcome to TextWorld, ALFRED! =-"
 def a_list(names: list[str] | tuple[str, ...]) -> str:
     if not names:
         return "nothing"
-    items = [f"a {n}" for n in names]
+    items = [f"a {n}" for n in alfworld_order(names)]
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + ", and " + items[-1]
@@ -38,12 +54,12 @@ def describe_receptacle(world: World, receptacle: str) -> str:
 
 
 def arrive(world: World, receptacle: str) -> str:
-    return f"You arrive at {receptacle}. {describe_receptacle(world, receptacle)}"
+    return f"You arrive at {world.layout.location_of(receptacle)}. {describe_receptacle(world, receptacle)}"
 
 
 def look(world: World) -> str:
     if not world.agent_at:
-        return room_overview(world)
+        return "You are in the middle of a room. Looking quickly around you, you see nothing."
     return f"You are facing the {world.agent_at}. Next to it, you see nothing."
 
 
@@ -55,6 +71,8 @@ def inventory(world: World) -> str:
 
 def describe_object(world: World, obj: str) -> str:
     """ALFWorld's examineObject feedback for a plain (non-sliced, non-container) object."""
+    if kind_of(obj) in RECEPTACLE_OBJECT_KINDS:  # the real games say this in every state
+        return f"This is a normal {obj}. In it, you see nothing."
     states = world.states.get(obj, frozenset())
     clean, hot, cool = "clean" in states, "hot" in states, "cool" in states
     if clean and hot:

@@ -20,6 +20,13 @@ class Layout:
     openable: frozenset[str]  # receptacles that can be opened and closed
     lamp: str  # "desklamp 1", or "" when the room has no lamp
     goal: Goal
+    locations: tuple[int, ...] = ()  # ALFWorld's "loc N" of each receptacle (same order); () = use names
+
+    def location_of(self, receptacle: str) -> str:
+        """What "You arrive at …" names: "loc 14" as in ALFWorld, or the receptacle itself."""
+        if not self.locations:
+            return receptacle
+        return f"loc {self.locations[self.receptacles.index(receptacle)]}"
 
 
 @dataclass
