@@ -1,0 +1,84 @@
+"""HEIRCOMMIT update audit: harmful-commit share of commit-all vs random-at-rate vs HEIRCOMMIT.
+
+Differs from the paper's audit (64 native updates per host, Qwen3 on math): the update source is
+GRPO on the ``boxes`` env with the tiny model (warm-started; lr 1e-3, so updates are large and
+noisy: some help, some hurt — on math the tiny model's success is ~0 and no update is measurably
+either). ``+callbacks=heircommit`` judges a proposal every ``--every`` steps on 16 fresh items x 2
+samples and, for the audit, measures its true gain on ``--audit-items`` further held-out items x 2
+samples. Commit-all accepts every audited proposal; random-at-rate accepts each with HEIRCOMMIT's
+acceptance rate (expected values). Goal after the paper: HEIRCOMMIT's harmful share <= 1/3 of
+commit-all's.
+
+    python bench/evoheir_audit.py [--decisions 30] [--every 2] [--mode empirical] [--audit-items 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+from hydra import compose, initialize_config_dir
+
+from coevo.core.cli import train
+from coevo.evoheir.audit import summarize_audit
+from coevo.evoheir.heircommit import HeirCommit
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=30)
+    parser.add_argument("--every", type=int, default=2)
+    parser.add_argument("--mode", default="empirical")
+    parser.add_argument("--pool", type=int, default=16)
+    parser.add_argument("--audit-items", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--run-dir", default="runs/bench-evoheir-audit")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "evoheir_audit.json"))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    overrides = [
+        "env=boxes", "+callbacks=heircommit", f"trainer.max_steps={args.decisions * args.every}",
+        f"callbacks.heircommit.every_n_steps={args.every}", f"callbacks.heircommit.mode={args.mode}",
+        f"callbacks.heircommit.pool_size={args.pool}", "callbacks.heircommit.samples=2",
+        f"callbacks.heircommit.audit_pool_size={args.audit_items}", "callbacks.heircommit.audit_samples=2",
+        "algo.tasks_per_step=4", "algo.group_size=4", f"algo.optim.lr={args.lr}",
+        "eval.before=false", "eval.after=false", "trainer.progress_bar=false", "trainer.checkpoint_every=1000",
+        f"run_dir={args.run_dir}", "overwrite=true",
+    ]
+    made = []
+    original = train.configured_callbacks
+    train.configured_callbacks = lambda nodes: made.extend(original(nodes)) or made
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose("train", overrides=overrides)
+    start = time.perf_counter()
+    train.run(cfg)
+    seconds = time.perf_counter() - start
+    (callback,) = [c for c in made if isinstance(c, HeirCommit)]
+    rows = callback.confirmation.audit
+    summary = summarize_audit(rows)
+    all_share, heir_share = summary["commit_all"]["harmful_share"], summary["heircommit"]["harmful_share"]
+    result = {
+        "command": "python " + " ".join(sys.argv),
+        "machine": f"{platform.machine()} {platform.processor() or ''}, {torch.get_num_threads()} torch thread(s)",
+        "overrides": overrides, "seconds": round(seconds, 1), "summary": summary, "decisions": rows,
+        "goal_met": heir_share <= all_share / 3 if summary["heircommit"]["accepted"] else None,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1, default=float))
+    for rule in ("commit_all", "random_at_rate", "heircommit"):
+        s = summary[rule]
+        print(f"{rule:15s} accepted {s['accepted']:5.1f}  harmful commits {s['harmful_commits']:5.1f}  "
+              f"harmful share {s['harmful_share']:.3f}  coverage {s['coverage']:.3f}  "
+              f"useful retention {s['useful_retention']:.3f}")
+    print(f"proposals {summary['proposals']}; {seconds:.0f} s; written {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""RSIPO against its baselines on the household env with the tiny model (CPU), several seeds.
+
+What it measures: held-out greedy success (``eval.split``, ``eval.num_tasks`` tasks) after
+training, per method and seed, with mean and standard deviation over seeds, for
+GRPO, GRPO+OPSD, RSIPO and the two RSIPO ablations (ω ≡ 1; no skill evolution), in two
+comparisons:
+- equal steps: every method trains ``--steps`` optimizer steps;
+- equal rollout budget: methods without replay train ``round(steps * 1.5)`` steps, since RSIPO
+  (and its ablations) spend G/2 extra replay episodes per task per step (their ``budget/rollouts``
+  totals are recorded and compared).
+Every run starts from the same cached warm-started model. Results: ``bench/results/rsipo_vs_baselines.json``
+(with the exact command). Launch:
+
+    .venv/bin/python bench/rsipo_vs_baselines.py --steps 20 --seeds 0 1 2 [--budget] [key=value ...]
+
+``key=value`` overrides apply to every run; ``--rsipo-overrides`` only to the coevo-rsipo methods
+(keys such as ``algo.warmup.steps`` that GRPO's config does not have).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+from hydra import compose, initialize_config_dir
+
+from coevo.core.cli import train
+
+ROOT = Path(__file__).resolve().parents[1]
+METHODS = {
+    "grpo": ["algo=grpo"],
+    "grpo_opsd": ["algo=grpo_opsd"],
+    "rsipo": ["algo=rsipo"],
+    "rsipo_static_trust": ["algo=rsipo", "algo.dynamic_trust=false"],
+    "rsipo_no_skill_evolution": ["algo=rsipo", "algo.skill_evolution=false"],
+}
+REPLAYS = {"rsipo", "rsipo_static_trust", "rsipo_no_skill_evolution"}
+
+
+def run_one(method: str, seed: int, steps: int, extra: list[str], out: Path, rsipo_extra: list[str]) -> dict:
+    run_dir = out / f"{method}-s{seed}-{steps}"
+    if method != "grpo":
+        extra = [*extra, *rsipo_extra]
+    overrides = [*METHODS[method], f"seed={seed}", f"trainer.max_steps={steps}", f"run_dir={run_dir}",
+                 "overwrite=true", "trainer.progress_bar=false", "trainer.checkpoint_every=1000", *extra]
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose("train", overrides=overrides)
+    start = time.perf_counter()
+    result = train.run(cfg)
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    rollouts = rows[-1].get("train/budget/rollouts_total") or sum(
+        r.get("train/budget/rollouts", 0) or 0 for r in rows) or steps * cfg.algo.tasks_per_step * cfg.algo.group_size
+    return {"method": method, "seed": seed, "steps": steps, "seconds": round(time.perf_counter() - start, 1),
+            "before": result["before"]["success"], "after": result["after"]["success"],
+            "after_per_type": {k: v for k, v in result["after"].items() if k.startswith("success/")},
+            "rollouts": rollouts, "run_dir": str(run_dir)}
+
+
+def summarise(runs: list[dict]) -> dict:
+    table = {}
+    for method in METHODS:
+        values = [r["after"] for r in runs if r["method"] == method]
+        if values:
+            table[method] = {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
+                             "n": len(values), "rollouts": statistics.mean(r["rollouts"] for r in runs if r["method"] == method)}
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--methods", nargs="+", default=list(METHODS))
+    parser.add_argument("--budget", action="store_true", help="also the equal-rollout-budget comparison")
+    parser.add_argument("--out", default="runs/bench_rsipo")
+    parser.add_argument("--rsipo-overrides", nargs="*", default=[], help="overrides for the coevo-rsipo methods only")
+    parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    out = ROOT / args.out
+    results_path = ROOT / "bench" / "results" / "rsipo_vs_baselines.json"
+    record = {"command": " ".join([".venv/bin/python", "bench/rsipo_vs_baselines.py", *sys.argv[1:]]),
+              "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s)",
+              "equal_steps": [], "equal_budget": []}
+    for seed in args.seeds:
+        for method in args.methods:
+            record["equal_steps"].append(run_one(method, seed, args.steps, args.overrides, out, args.rsipo_overrides))
+            record["equal_steps_summary"] = summarise(record["equal_steps"])
+            results_path.write_text(json.dumps(record, indent=2))
+    if args.budget:
+        longer = round(args.steps * 1.5)
+        for seed in args.seeds:
+            for method in args.methods:
+                if method in REPLAYS:
+                    continue
+                record["equal_budget"].append(run_one(method, seed, longer, args.overrides, out, args.rsipo_overrides))
+                record["equal_budget_summary"] = summarise(
+                    record["equal_budget"] + [r for r in record["equal_steps"] if r["method"] in REPLAYS])
+                results_path.write_text(json.dumps(record, indent=2))
+    print(json.dumps({k: v for k, v in record.items() if k.endswith("summary")}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

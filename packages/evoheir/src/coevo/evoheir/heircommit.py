@@ -1,0 +1,149 @@
+"""HEIRCOMMIT: keep a training update only when it wins a paired comparison on fresh items.
+
+``HeirCommit`` is core's ``CommitRollback`` callback with ``ConfirmationJudge``: every
+``every_n_steps`` optimizer steps the current weights are a *proposal*; the judge draws ``m``
+never-used items from the confirmation region of the env's train split (disjoint from the
+training stream, checked at startup and on every draw), plays each item ``samples`` times with
+the proposal and, with the root's weights swapped in, ``samples`` times with the root (fresh
+seeds for each), and computes the mean paired success gain v. It commits when v > τ_t
+(``mode=empirical``: τ=0; ``certified``: τ_t = σ·sqrt(2·log(1/δ_t)/m)); otherwise the callback
+restores the root exactly (weights, optimizer, scheduler, RNG, data position).
+
+Wrap any rollout-based training: ``make train ALGO=grpo ARGS="+callbacks=heircommit"``.
+Metrics ``train/commit/*`` (decision, gain, threshold, commits, rollbacks) and
+``train/heircommit/*`` (proposal and root success, paired std, optional audit gain).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import lightning as L
+
+from coevo.core import registry
+from coevo.core.callbacks.commit_rollback import CommitRollback, Decision
+from coevo.core.state.snapshot import TrainingSnapshot
+from coevo.evoheir.paired import derived_seed, evaluation_guard, item_success, load_weights, paired_gain
+from coevo.evoheir.pools import IndexRegion, PoolLedger, PoolOverlapError, require_unbounded_train
+from coevo.evoheir.threshold import MODES, check_certifiable, threshold
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class HeirCommitConfig:
+    name: str = "heircommit"
+    every_n_steps: int = 5  # optimizer steps per proposal
+    mode: str = "empirical"  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
+    pool_size: int = 16  # m: confirmation items per decision (fresh each decision)
+    samples: int = 2  # sampled episodes per item and policy
+    sigma: float = 1.0  # sub-Gaussian scale of a paired difference (1 for differences in [-1, 1])
+    delta: float = 0.1  # certified mode: total error budget over all decisions
+    confirm_start: int = 3_000_000  # first train-split index of the confirmation region
+    audit_pool_size: int = 0  # > 0: also measure each proposal's true gain on this many audit items
+    audit_start: int = 4_000_000  # first train-split index of the audit region
+    audit_samples: int = 1  # sampled episodes per audit item and policy
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"callbacks.heircommit.mode: unknown '{self.mode}'; choose one of {list(MODES)}")
+        if self.every_n_steps < 1 or self.pool_size < 1 or self.samples < 1:
+            raise ValueError("callbacks.heircommit: every_n_steps, pool_size and samples must be >= 1")
+        if self.mode == "certified":
+            check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit")
+
+
+class ConfirmationJudge:
+    """The paired fresh-pool judge; ``audit`` records each proposal's true gain when enabled."""
+
+    def __init__(self, config: HeirCommitConfig):
+        self.config = config
+        self.ledger: PoolLedger | None = None
+        self.decisions = 0
+        self.audit: list[dict] = []  # one row per decision: gain, threshold, commit, true_gain
+
+    def setup(self, trainer: L.Trainer, module: L.LightningModule) -> None:
+        """Carve the pools and check them against the training stream (before any training)."""
+        c = self.config
+        if not hasattr(module, "agent") or not hasattr(module, "envs"):
+            raise TypeError("HEIRCOMMIT needs a rollout algorithm (a coevo RolloutModule: grpo, rsipo, ...)")
+        env = module.envs(1)[0]
+        require_unbounded_train(env, "callbacks.heircommit")
+        max_decisions = max(1, (trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else 10_000)
+                            // c.every_n_steps)
+        if c.mode == "certified":
+            check_certifiable(c.sigma, c.delta, c.pool_size, max_decisions, "callbacks.heircommit")
+        datamodule = getattr(trainer, "datamodule", None)
+        batch = getattr(datamodule, "batch_size", 1)
+        steps = trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else 10_000
+        regions = [
+            IndexRegion("training", "train", 0, steps * batch),
+            IndexRegion("confirmation", "train", c.confirm_start, c.confirm_start + max_decisions * c.pool_size),
+        ]
+        if c.audit_pool_size > 0:
+            regions.append(IndexRegion("audit", "train", c.audit_start, c.audit_start + max_decisions * c.audit_pool_size))
+        self.ledger = PoolLedger(env, regions)
+
+    def __call__(self, trainer: L.Trainer, module: L.LightningModule, root: TrainingSnapshot) -> Decision:
+        c = self.config
+        self.decisions += 1
+        t = self.decisions
+        self._check_training_items(trainer)
+        tasks = self.ledger.draw("confirmation", c.pool_size)
+        new, old = self._paired_scores(module, root, tasks, c.samples, t, role=0)
+        result = paired_gain(new, old)
+        tau = threshold(c.mode, t, c.pool_size, c.sigma, c.delta)
+        details = {"new_success": result.new_success, "old_success": result.old_success, "paired_std": result.std,
+                   "t": t, "m": result.m}
+        if c.audit_pool_size > 0:
+            audit_tasks = self.ledger.draw("audit", c.audit_pool_size)
+            a_new, a_old = self._paired_scores(module, root, audit_tasks, c.audit_samples, t, role=2)
+            details["true_gain"] = paired_gain(a_new, a_old).gain
+        commit = result.gain > tau
+        self.audit.append({"decision": t, "gain": result.gain, "threshold": tau, "commit": commit,
+                           "true_gain": details.get("true_gain")})
+        log.info("HEIRCOMMIT decision %d: v=%+.3f vs τ=%.3f → %s", t, result.gain, tau,
+                 "COMMIT" if commit else "ROLLBACK")
+        if hasattr(module, "record"):
+            module.record({f"heircommit/{k}": float(v) for k, v in details.items()})
+        return Decision(commit, result.gain, tau, details)
+
+    def _paired_scores(self, module, root: TrainingSnapshot, tasks, samples: int, t: int, role: int):
+        policy = getattr(module, "policy", module)
+        seed = module.context.seed
+        envs = module.envs(len(tasks) * samples)
+        with evaluation_guard(policy):
+            module.engine.sync_weights(policy)
+            new = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role))
+            load_weights(policy, root.weights)
+            module.engine.sync_weights(policy)
+            old = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role + 1))
+        module.engine.sync_weights(policy)
+        return new, old
+
+    def _check_training_items(self, trainer) -> None:
+        """Every training item consumed so far lies in the training region (fails loudly)."""
+        datamodule = getattr(trainer, "datamodule", None)
+        if datamodule is None or not hasattr(datamodule, "position"):
+            return
+        last = datamodule.position * datamodule.batch_size
+        region = self.ledger.regions["training"]
+        if last > region.stop:
+            raise PoolOverlapError(f"training consumed items up to index {last}, beyond its region [0, {region.stop})")
+
+
+@registry.callbacks.register("heircommit")
+class HeirCommit(CommitRollback):
+    """``CommitRollback`` with the fresh-pool paired judge (``+callbacks=heircommit``)."""
+
+    Config = HeirCommitConfig
+
+    def __init__(self, config: HeirCommitConfig | None = None):
+        self.config = config or HeirCommitConfig()
+        self.confirmation = ConfirmationJudge(self.config)
+        super().__init__(self.confirmation, self.config.every_n_steps)
+
+    def on_train_start(self, trainer, module) -> None:
+        self.confirmation.setup(trainer, module)
+        super().on_train_start(trainer, module)

@@ -1,0 +1,350 @@
+"""EVOHEIR as a LightningModule: one Lightning step is one self-evolution round.
+
+Differences from the paper's Algorithm 1, for a CPU-sized run: K branches of a few optimizer
+steps (paper: 15), small screening/confirmation pools (paper: 16×4 and 32–64), a Scout that
+writes tens of problems per step (paper: 1,024 per round), consensus support 0.5 (paper 0.7).
+Round t from root S_t:
+
+1. Explore: K branches, each from S_t with its own fresh AdamW (its resumable state — weights,
+   optimizer, RNG — is kept in ``self.candidates``), ``explore_steps`` host updates; the host's
+   qualified responses form E_t.
+2. Screen: fresh screening items, every candidate (root, b1..bK) plays them; the recipient is the
+   best root-relative paired score if it is > 0, else the root (ties go to the root).
+3. Recover: qualify E_t ∪ M_t; the recipient's attempts split them into D_repair/D_keep; LoRA
+   forward-KL distillation (``recovery.recover``) gives the proposal S_t^+.
+4. Confirm: HEIRCOMMIT's paired comparison S_t^+ vs S_t on fresh confirmation items; commit if
+   v > τ_t (the proposal's weights become S_{t+1}; the next branches start with fresh optimizers),
+   else S_t is restored.
+5. Archive: E_t enters M_{t+1} whether or not the round committed; saved atomically.
+
+The data loader's placeholder batch is not used: the grpo host takes its batches from the data
+module itself (so the data position is checkpointed), the r_zero host from its Scout. The
+Lightning optimizer only counts rounds (one no-op step per round, so ``global_step`` = rounds).
+Launch: ``make train ALGO=evoheir`` (env=math).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+from rich.console import Console
+from tqdm.auto import tqdm
+
+from coevo.core import registry
+from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.rollout_module import RolloutModule
+from coevo.core.config import ConfigError
+from coevo.core.evaluation import evaluate
+from coevo.core.state.snapshot import capture_rng, trainable_weights
+from coevo.envs.math.env import MathEnv
+from coevo.evoheir.archive import Archive
+from coevo.evoheir.audit import summarize_audit
+from coevo.evoheir.compute import ComputeMeter
+from coevo.evoheir.config import EvoHeirConfig
+from coevo.evoheir.hosts import HOSTS
+from coevo.evoheir.hosts.objective import episode_tokens
+from coevo.evoheir.paired import (
+    derived_seed,
+    evaluation_guard,
+    load_weights,
+    paired_gain,
+    play_items,
+    success_per_item,
+)
+from coevo.evoheir.pools import IndexRegion, PoolLedger, require_unbounded_train
+from coevo.evoheir.records import Record, qualify
+from coevo.evoheir.recovery import RecoveryOutcome, recover
+from coevo.evoheir.report import plot_rounds, round_line
+from coevo.evoheir.scout_warmup import warm_up_scout
+from coevo.evoheir.threshold import threshold
+
+console = Console()
+PHASES = ("explore", "screen", "recover", "confirm", "archive")
+CORE_WARMSTART = (1_000_000, 1_100_000)  # core's default warmstart.first_index and a generous span
+
+
+@registry.algorithms.register("evoheir")
+class EvoHeir(RolloutModule):
+    Config = EvoHeirConfig
+
+    def __init__(self, config: EvoHeirConfig, context: AlgorithmContext):
+        super().__init__(context, config.optim, config.group_size)
+        self.config = config
+        probe = self.envs(1)[0]
+        if not isinstance(probe, MathEnv):
+            raise ConfigError(f"algo=evoheir runs on env=math (its Scout writes math problems), got env={probe.name}: "
+                             f"make train ALGO=evoheir ARGS=\"env=math\"")
+        require_unbounded_train(probe, "algo=evoheir")
+        self.math_config = probe.config
+        self.logprob_temperature = context.agent.sampling.temperature
+        self.host = HOSTS[config.host](self)
+        self.archive = Archive(config.archive.cap)
+        if config.archive.enabled and config.archive.load:
+            self.archive = Archive.load(config.archive.load, config.archive.cap)
+        self.meter = ComputeMeter()
+        self.ledger = PoolLedger(probe, self._regions())  # overlapping pools fail here, before any work
+        self.round = 0
+        self.rows: list[dict] = []
+        self.candidates: dict[str, dict] = {}  # C_t: each branch endpoint's resumable state
+        self.heldout0: float | None = None
+        self.run_dir = Path(".")
+
+    def _regions(self) -> list[IndexRegion]:
+        c = self.config
+        steps = c.rounds * c.branches * c.explore_steps
+        s = c.scout
+        regions = [
+            IndexRegion("training", "train", 0, steps * c.tasks_per_step),
+            IndexRegion("warm start", "train", *CORE_WARMSTART),
+            IndexRegion("screening", "train", c.screen.start, c.screen.start + c.rounds * c.screen.pool_size),
+            IndexRegion("confirmation", "train", c.commit.start, c.commit.start + c.rounds * c.commit.pool_size),
+        ]
+        if c.host == "r_zero" and s.warmup_examples > 0:
+            regions.append(IndexRegion("scout warm-up", "train", s.warmup_first_index,
+                                       s.warmup_first_index + 2 * s.warmup_examples))
+        if c.audit_settings.enabled:
+            a = c.audit_settings
+            regions.append(IndexRegion("audit", "train", a.start, a.start + c.rounds * a.pool_size))
+        return regions
+
+    # -- setup ----------------------------------------------------------------------------------
+    def on_fit_start(self) -> None:
+        super().on_fit_start()
+        logger = self.trainer.logger if self.trainer is not None else None
+        self.run_dir = Path(logger.save_dir) if logger is not None else Path(self.trainer.default_root_dir)
+        c = self.config
+        loop = self.trainer.fit_loop.epoch_loop  # one step per round: the progress bar counts rounds
+        loop.max_steps = c.rounds if loop.max_steps is None or loop.max_steps < 0 else min(loop.max_steps, c.rounds)
+        if c.host == "r_zero" and c.scout.warmup_examples > 0 and self.round == 0:
+            start = time.perf_counter()
+            stats = warm_up_scout(self.policy, self.context.tokenizer, self.context.agent, self.envs(1)[0], c.scout,
+                                  self.context.seed)
+            console.print(f"[bold]scout warm-up[/bold]: {int(stats['examples'])} examples (Scout replies + solver "
+                          f"answers), loss {stats['first_loss']:.3f} → {stats['last_loss']:.3f} in "
+                          f"{time.perf_counter() - start:.0f} s")
+        if c.heldout_tasks > 0 and self.round == 0:
+            self.heldout0 = self._heldout()
+            console.print(f"round 0 held-out accuracy: {self.heldout0 * 100:.1f}% ({c.heldout_tasks} tasks, greedy)")
+
+    def training_batch(self):
+        """The next training batch of the data module (marked as training items in the ledger)."""
+        datamodule = getattr(self.trainer, "datamodule", None) if self._trainer is not None else None
+        if datamodule is None:
+            return self.ledger.draw("training", self.config.tasks_per_step)
+        _, tasks = datamodule.take()
+        self.ledger.mark_used("training", tasks)
+        return tasks
+
+    # -- scoring ---------------------------------------------------------------------------------
+    def _play(self, weights, tasks, samples: int, seed: int, phase: str) -> torch.Tensor:  # [len(tasks)]
+        with evaluation_guard(self.policy):
+            load_weights(self.policy, weights)
+            self.engine.sync_weights(self.policy)
+            episodes = play_items(self.agent, self.envs(len(tasks) * samples), tasks, samples, seed)
+        self.meter.add(phase, episode_tokens(episodes))
+        return success_per_item(episodes, samples)
+
+    def _heldout(self) -> float:
+        with evaluation_guard(self.policy):
+            summary, episodes = evaluate(self.policy, self.context.tokenizer, self.context.make_env, self.context.agent,
+                                         "eval_in_distribution", self.config.heldout_tasks, self.config.heldout_tasks,
+                                         self.context.engine_name, self.context.engine_config)
+        self.meter.add("heldout", episode_tokens(episodes))
+        return summary["success"]
+
+    # -- one round ---------------------------------------------------------------------------
+    def training_step(self, batch, batch_idx):
+        c = self.config
+        t = self.round + 1
+        seed = self.context.seed
+        self.meter.start_round()
+        show = self.trainer.progress_bar_callback is not None if self._trainer is not None else False
+        bar = tqdm(total=len(PHASES), desc=f"round {t}/{c.rounds}", leave=False, disable=not show)
+        root = trainable_weights(self.policy)
+
+        # 1. Explore
+        bar.set_postfix_str("explore")
+        experience, host_stats = [], {}
+        for k in range(c.branches):
+            load_weights(self.policy, root)
+            optimizer = torch.optim.AdamW([p for p in self.policy.parameters() if p.requires_grad], lr=c.optim.lr,
+                                          betas=tuple(c.optim.betas), weight_decay=c.optim.weight_decay)
+            for s in range(c.explore_steps):
+                out = self.host.explore_step(optimizer, t, k, s)
+                self.meter.add("explore", out.pop("tokens"), baseline=k == 0)
+                experience += out.pop("records")
+                for key, value in out.items():
+                    _accumulate(host_stats, key, value)
+            self.candidates[f"b{k + 1}"] = {"weights": trainable_weights(self.policy),
+                                            "optimizer": optimizer.state_dict(), "rng": capture_rng()}
+        load_weights(self.policy, root)
+        bar.update()
+
+        # 2. Screen
+        bar.set_postfix_str("screen")
+        items = self.ledger.draw("screening", c.screen.pool_size)
+        root_scores = self._play(root, items, c.screen.samples, derived_seed(seed, t, 1, 0), "screen")
+        screen = {"root": 0.0}
+        for k, name in enumerate(self.candidates, start=1):
+            scores = self._play(self.candidates[name]["weights"], items, c.screen.samples, derived_seed(seed, t, 1, k),
+                                "screen")
+            screen[name] = paired_gain(scores, root_scores).gain
+        best = max(screen, key=lambda n: (screen[n], n == "root"))  # ties go to the root
+        recipient = best if screen[best] > 0 else "root"
+        recipient_weights = root if recipient == "root" else self.candidates[recipient]["weights"]
+        bar.update()
+
+        # 3. Recover
+        bar.set_postfix_str("recover")
+        memory = [] if (not c.archive.enabled or c.archive.current_round_only) else list(self.archive.records)
+        qualified, dropped = qualify(memory + experience)
+        load_weights(self.policy, recipient_weights)
+        outcome = RecoveryOutcome(None)
+        if c.recovery.enabled and qualified:
+            outcome = recover(self.policy, self.agent, self.context.tokenizer, self.math_config, qualified, c.recovery)
+            self.meter.add("recover", outcome.tokens)
+        proposal = outcome.weights if outcome.weights is not None else recipient_weights
+        load_weights(self.policy, proposal)
+        bar.update()
+
+        # 4. Confirm (HEIRCOMMIT)
+        bar.set_postfix_str("confirm")
+        v, tau, commit = math.nan, math.nan, True
+        unchanged = all(torch.equal(proposal[k], root[k]) for k in root)
+        if c.commit.enabled and unchanged:  # the root itself (no branch won, nothing recovered): nothing to judge
+            v, tau, commit = 0.0, threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta), False
+        elif c.commit.enabled:
+            items = self.ledger.draw("confirmation", c.commit.pool_size)
+            new = self._play(proposal, items, c.commit.samples, derived_seed(seed, t, 2, 0), "confirm")
+            old = self._play(root, items, c.commit.samples, derived_seed(seed, t, 2, 1), "confirm")
+            v = paired_gain(new, old).gain
+            tau = threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta)
+            commit = v > tau
+        true_gain = None
+        if c.audit_settings.enabled and not unchanged:
+            a = c.audit_settings
+            items = self.ledger.draw("audit", a.pool_size)
+            new = self._play(proposal, items, a.samples, derived_seed(seed, t, 3, 0), "audit")
+            old = self._play(root, items, a.samples, derived_seed(seed, t, 3, 1), "audit")
+            true_gain = paired_gain(new, old).gain
+        load_weights(self.policy, proposal if commit else root)
+        self.engine.sync_weights(self.policy)
+        bar.update()
+
+        # 5. Archive
+        bar.set_postfix_str("archive")
+        if c.archive.enabled:
+            self.archive.add(experience)
+            self.archive.save(self.run_dir / c.archive.file)
+        bar.update()
+        bar.close()
+
+        heldout = self._heldout() if c.heldout_tasks > 0 else None
+        row = {
+            "round": t, "screen": screen, "recipient": recipient, "experience": len(experience),
+            "qualified": len(qualified), "dropped": dropped, "n_repair": outcome.n_repair, "n_keep": outcome.n_keep,
+            "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
+            "recovery_loss_last": outcome.loss_last, "v": v, "tau": tau, "commit": commit, "unchanged": unchanged, "true_gain": true_gain,
+            "archive_size": len(self.archive), "archive_strata": self.archive.strata(), "heldout": heldout,
+            "units": self.meter.round_units(), "units_total": self.meter.total_units(),
+            "scout_examples": getattr(self.host, "examples", []),
+            "host_stats": {k: v for k, v in host_stats.items() if not k.startswith("_")}, "compute_tokens": dict(self.meter.round),
+        }
+        self._finish_round(row)
+        return None
+
+    def _finish_round(self, row: dict) -> None:
+        self.round = row["round"]
+        self.rows.append(row)
+        console.print(round_line(row))
+        with (self.run_dir / "rounds.jsonl").open("a") as handle:
+            handle.write(json.dumps(row, default=float) + "\n")
+        metrics = {"round": row["round"], "commit/decision": float(row["commit"]), "commit/gain": row["v"],
+                   "commit/threshold": row["tau"], "recovery/n_repair": row["n_repair"],
+                   "recovery/n_keep": row["n_keep"], "recovery/gain": row["recovery_gain"],
+                   "archive/size": row["archive_size"], "compute/units": row["units"],
+                   "screen/recipient_score": row["screen"][row["recipient"]]}
+        metrics |= {f"screen/{k}": v for k, v in row["screen"].items()}
+        if row["heldout"] is not None:
+            metrics["heldout_success"] = row["heldout"]
+        if row["true_gain"] is not None:
+            metrics["audit/true_gain"] = row["true_gain"]
+        for key in ("success", "scout_reward", "valid", "admitted", "attempts"):
+            if key in row["host_stats"]:
+                metrics[f"host/{key}"] = row["host_stats"][key]
+        self.record({k: v for k, v in metrics.items() if v is not None and not _isnan(v)})
+        self.log("commits", float(sum(r["commit"] for r in self.rows)), prog_bar=True, on_step=True, logger=False)
+        optimizer = self.optimizers()  # the round counter: a step without gradients changes nothing
+        optimizer.zero_grad(set_to_none=True)
+        optimizer.step()
+        if self.round >= self.config.rounds:
+            self.trainer.should_stop = True
+
+    def on_train_end(self) -> None:
+        if not self.rows:
+            return
+        commits = sum(r["commit"] for r in self.rows)
+        console.print(f"[bold]EVOHEIR[/bold]: {len(self.rows)} rounds, {commits} committed, "
+                      f"{len(self.rows) - commits} rolled back; compute {self.meter.total_units():.1f} units "
+                      f"vs 100 for the single-stream host; archive {len(self.archive)} records {self.archive.strata()}")
+        if self.heldout0 is not None and self.rows[-1]["heldout"] is not None:
+            console.print(f"held-out accuracy: round 0 {self.heldout0 * 100:.1f}% → final root "
+                          f"{self.rows[-1]['heldout'] * 100:.1f}%")
+        summary = {"rounds": self.rows, "heldout_round0": self.heldout0, "compute_units": self.meter.total_units(),
+                   "compute_tokens": dict(self.meter.total), "config": asdict(self.config)}
+        if self.config.audit_settings.enabled:
+            summary["audit"] = summarize_audit([{"commit": r["commit"], "true_gain": r["true_gain"]}
+                                                for r in self.rows if r["true_gain"] is not None])
+            for rule, stats in summary["audit"].items():
+                console.print(f"audit {rule}: " + ", ".join(f"{k} {v:.3f}" for k, v in stats.items()))
+        (self.run_dir / "evoheir_summary.json").write_text(json.dumps(summary, indent=1, default=float))
+        png = plot_rounds(self.rows, self.heldout0, self.run_dir / "rounds.png",
+                          f"EVOHEIR ({self.config.host} host, {self.config.commit.mode} commit)")
+        console.print(f"rounds plot: {png}")
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        """Rounds done, pool cursors and used items (fresh pools after a resume), the archive."""
+        super().on_save_checkpoint(checkpoint)
+        checkpoint["evoheir"] = {
+            "round": self.round, "rows": self.rows, "heldout0": self.heldout0,
+            "cursor": dict(self.ledger.cursor), "used": [[k[0], k[1], v] for k, v in self.ledger.used.items()],
+            "archive": [r.as_dict() for r in self.archive.records],
+        }
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        super().on_load_checkpoint(checkpoint)
+        state = checkpoint.get("evoheir")
+        if state is None:
+            return
+        self.round, self.rows, self.heldout0 = state["round"], state["rows"], state["heldout0"]
+        self.ledger.cursor.update(state["cursor"])
+        self.ledger.used = {(split, index): owner for split, index, owner in state["used"]}
+        self.archive.records = [Record(**row) for row in state["archive"]]
+
+    def snapshot_extra(self) -> dict:
+        return {"round": self.round}
+
+    def restore_extra(self, state: dict) -> None:
+        self.round = state.get("round", self.round)
+
+
+def _accumulate(stats: dict, key: str, value) -> None:
+    if isinstance(value, dict):
+        inner = stats.setdefault(key, {})
+        for k, v in value.items():
+            inner[k] = inner.get(k, 0) + v
+    elif isinstance(value, bool | int):
+        stats[key] = stats.get(key, 0) + value
+    elif isinstance(value, float):
+        stats.setdefault("_" + key, []).append(value)
+        vals = [x for x in stats["_" + key] if not math.isnan(x)]
+        stats[key] = sum(vals) / len(vals) if vals else math.nan
+
+
+def _isnan(x) -> bool:
+    return isinstance(x, float) and math.isnan(x)

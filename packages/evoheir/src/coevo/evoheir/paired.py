@@ -1,0 +1,106 @@
+"""Paired comparison of two policies on the same items with fresh samples for each.
+
+``item_success`` plays every item ``samples`` times with sampling (not greedy) under a seed of
+its own and returns the per-item success rate; ``paired_gain`` turns the two per-item vectors
+into the mean paired difference v = (1/m) Σ_i (s_new,i − s_old,i) and its spread.
+``swapped_weights`` evaluates the root inside a running training without disturbing it: it
+loads the root's trainable weights, and on exit puts the proposal's weights, the RNG states and
+the train/eval mode back (the optimizer and scheduler are never touched by evaluation).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+
+from coevo.core.agent.loop import AgentLoop
+from coevo.core.agent.types import Episode
+from coevo.core.env.protocol import Environment, Task
+from coevo.core.state.snapshot import capture_rng, restore_rng, trainable_weights
+
+
+@dataclass
+class PairedResult:
+    gain: float  # v: mean paired difference of per-item success (new − old)
+    std: float  # sample standard deviation of the paired differences
+    new_success: float
+    old_success: float
+    m: int  # items
+
+
+def paired_gain(
+    new: torch.Tensor,  # [m] per-item success of the proposal
+    old: torch.Tensor,  # [m] per-item success of the root on the same items
+) -> PairedResult:
+    if new.shape != old.shape or new.dim() != 1 or new.numel() == 0:
+        raise ValueError(f"paired scores need two equal-length non-empty vectors, got {tuple(new.shape)} and {tuple(old.shape)}")
+    diff = new.double() - old.double()  # [m]
+    std = float(diff.std(unbiased=True)) if diff.numel() > 1 else 0.0
+    return PairedResult(float(diff.mean()), std, float(new.double().mean()), float(old.double().mean()), diff.numel())
+
+
+def play_items(
+    loop: AgentLoop,
+    envs: list[Environment],
+    tasks: list[Task],
+    samples: int,
+    seed: int,
+) -> list[Episode]:  # len(tasks) * samples episodes, item-major
+    """Play each task ``samples`` times with the loop's sampling settings, seeded by ``seed``."""
+    expanded = [task for task in tasks for _ in range(samples)]
+    if len(envs) < len(expanded):
+        raise ValueError(f"{len(expanded)} episodes need as many environments, got {len(envs)}")
+    torch.manual_seed(seed)  # transformers' sampling draws from the global generator
+    generator = torch.Generator().manual_seed(seed)
+    group_ids = [i for i in range(len(tasks)) for _ in range(samples)]
+    with torch.no_grad():
+        return loop.run(expanded, envs[: len(expanded)], group_ids, generator=generator)
+
+
+def success_per_item(episodes: list[Episode], samples: int) -> torch.Tensor:  # [len(episodes) / samples]
+    won = torch.tensor([float(ep.won) for ep in episodes]).view(-1, samples)  # [m, samples]
+    return won.mean(dim=1)
+
+
+def item_success(
+    loop: AgentLoop,
+    envs: list[Environment],
+    tasks: list[Task],
+    samples: int,
+    seed: int,
+) -> torch.Tensor:  # [len(tasks)] fraction of the ``samples`` episodes of each item that were won
+    return success_per_item(play_items(loop, envs, tasks, samples, seed), samples)
+
+
+def load_weights(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
+    """Copy ``weights`` (trainable parameter name → tensor) into ``model`` in place."""
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, value in weights.items():
+            params[name].copy_(value.to(params[name].device))
+
+
+@contextmanager
+def evaluation_guard(model: torch.nn.Module):
+    """Evaluation inside a training run: eval mode, and on exit the trainable weights, the RNG
+    states and the mode exactly as before."""
+    weights = trainable_weights(model)
+    rng = capture_rng()
+    was_training = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        load_weights(model, weights)
+        restore_rng(rng)
+        model.train(was_training)
+
+
+def derived_seed(*parts: int) -> int:
+    """A reproducible seed from integers (decision number, role, run seed)."""
+    value = 17
+    for part in parts:
+        value = (value * 1_000_003 + int(part) * 7_919 + 1) % (2**31 - 1)
+    return value

@@ -1,0 +1,77 @@
+"""``algo=skill_prompt``: the Skill-Prompt baseline, evaluation only.
+
+No training: the first (and only) step plays the first ``num_tasks`` tasks of ``split`` greedily
+with the static library skill of each task's type before the first message, records
+``skill_prompt/*`` metrics, writes ``eval_skill_prompt.json`` in the run folder, prints the
+per-type table, and stops the run. The CLI's own before/after evaluations (without skills) are
+those of the unchanged policy. Launch: ``make train ALGO=skill_prompt``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from rich.console import Console
+
+from coevo.core import registry
+from coevo.core.agent.loop import AgentLoop, summarize
+from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.optim import OptimSettings
+from coevo.core.algos.rollout_module import RolloutModule
+from coevo.core.config import ConfigError
+from coevo.core.reporting import success_table
+from coevo.rsipo.skills.library import library, static_skill
+from coevo.rsipo.teacher import skill_context
+
+
+@dataclass
+class SkillPromptConfig:
+    name: str = "skill_prompt"
+    tasks_per_step: int = 1  # the data module's batch (unused: nothing is trained)
+    split: str = "eval_in_distribution"  # split evaluated with skills (match eval.split)
+    num_tasks: int = 60  # tasks evaluated (match eval.num_tasks)
+    batch_size: int = 60  # environments played in parallel
+    context_prefix: str = "Skill: "
+    optim: OptimSettings = field(default_factory=OptimSettings)  # unused: no parameter changes
+
+
+def evaluate_with_skills(module: RolloutModule, split: str, num_tasks: int, batch_size: int, prefix: str) -> dict:
+    probe = module.context.make_env()
+    total = probe.num_tasks(split)
+    n = num_tasks if total is None else min(num_tasks, total)
+    tasks = [probe.task(split, i) for i in range(n)]
+    loop = AgentLoop(module.engine, module.context.tokenizer, module.context.agent)
+    episodes = []
+    for start in range(0, n, batch_size):
+        chunk = tasks[start : start + batch_size]
+        contexts = [skill_context(static_skill(probe.name, t.task_type), prefix) for t in chunk]
+        episodes += loop.run(chunk, module.envs(len(chunk)), greedy=True, contexts=contexts)
+    return summarize(episodes, module.context.task_types)
+
+
+@registry.algorithms.register("skill_prompt")
+class SkillPrompt(RolloutModule):
+    Config = SkillPromptConfig
+
+    def __init__(self, config: SkillPromptConfig, context: AlgorithmContext):
+        super().__init__(context, config.optim, group_size=1)
+        self.config = config
+        try:
+            library(self.envs(1)[0].name)
+        except ValueError as exc:
+            raise ConfigError(f"config error at 'algo.name': skill_prompt: {exc}") from None
+
+    def training_step(self, batch, batch_idx):
+        self.take_tasks(batch)
+        c = self.config
+        summary = evaluate_with_skills(self, c.split, c.num_tasks, c.batch_size, c.context_prefix)
+        self.record({f"skill_prompt/{k}": v for k, v in summary.items()})
+        folder = self.trainer.logger.save_dir if self.trainer.logger is not None else self.trainer.default_root_dir
+        path = f"{folder}/eval_skill_prompt.json"
+        with open(path, "w") as handle:
+            json.dump(summary, handle, indent=2)
+        Console().print(success_table(None, summary, f"skill_prompt: greedy success with library skills ({c.split})"))
+        self.optimizer_step_with_clipping()  # no gradients: the weights stay; the step counter advances
+        self.trainer.should_stop = True
+        return None
