@@ -110,3 +110,12 @@ def test_tasks_without_a_type_share_the_default_type(tiny_model, tokenizer, capl
     with caplog.at_level("WARNING"):
         assert module.task_types_of(tasks) == ["default", "near", "default"]
     assert sum("has no type" in r.message for r in caplog.records) == 1  # warned once
+
+
+def test_opsd_turns_scores_a_seeded_random_subset(tiny_model, tokenizer):
+    module = _module(tiny_model, tokenizer, opsd_turns=5)
+    episodes, teacher = _rollout_with_teacher(module)
+    assert len(teacher) == 5 < sum(ep.num_turns for ep in episodes)
+    assert _rollout_with_teacher(module)[1].keys() == teacher.keys()  # same step, same subset
+    samples = module.action_samples(episodes, torch.zeros(len(episodes)), [1.0, 1.0], teacher)
+    assert sum(s.teacher_logprob is not None for s in samples) == 5

@@ -60,8 +60,8 @@ class WarmupSettings:
     briefly on writing prompts built from expert attempts, answered with the library skill of the
     task's type (0 steps: skip it and let early skills be malformed; they are recorded and rewarded)."""
 
-    steps: int = 100  # optimizer steps (0 disables)
-    batch_size: int = 16
+    steps: int = 40  # optimizer steps (0 disables)
+    batch_size: int = 8
     episodes: int = 48  # expert episodes the examples are built from
     lr: float = 3e-3
     acting_fraction: float = 0.5  # share of each batch that are expert acting examples (keeps acting intact)
@@ -84,6 +84,7 @@ class RSIPOConfig(GRPOConfig):
     dynamic_trust: bool = True  # False: ω ≡ 1
     student_skills: bool = False  # library skills in the *student's* context while training (Skill-GRPO)
     replay_fraction: float = 0.5  # share of each group replayed with the skill (H_r)
+    opsd_turns: int = 0  # student turns per step scored by the teacher and distilled (random, seeded); 0 = all
     default_type: str = "default"  # type of tasks that have none (with a warning)
     trust: TrustSettings = field(default_factory=TrustSettings)
     skill: SkillSettings = field(default_factory=SkillSettings)
@@ -96,6 +97,8 @@ class RSIPOConfig(GRPOConfig):
             raise ValueError(f"algo.opsd_coef (λ) must be a finite number >= 0, got {self.opsd_coef}")
         if not (math.isfinite(self.skill_coef) and self.skill_coef >= 0):
             raise ValueError(f"algo.skill_coef must be a finite number >= 0, got {self.skill_coef}")
+        if self.opsd_turns < 0:
+            raise ValueError(f"algo.opsd_turns must be >= 0 (0: every turn), got {self.opsd_turns}")
         if not 0 < self.replay_fraction < 1:
             raise ValueError(f"algo.replay_fraction must be in (0, 1), got {self.replay_fraction}")
         if self.updates_per_batch != 1:

@@ -301,7 +301,8 @@ class RSIPO(GRPO):
     # -- teacher and samples ---------------------------------------------------------------------
     @torch.no_grad()
     def teacher_values(self, groups: list[list[Episode]], fitted: list[FittedSkill]) -> dict[tuple[int, int], object]:
-        """Teacher log-probs of every student turn of tasks that have a skill, keyed by (episode, turn)."""
+        """Teacher log-probs of the student turns of tasks that have a skill (all, or ``opsd_turns`` of
+        them drawn at random), keyed by (episode, turn)."""
         g = self.group_size
         keys, prompts, turns = [], [], []
         for f, task_keys in zip(fitted, self.student_turns(groups)):
@@ -311,6 +312,10 @@ class RSIPO(GRPO):
                 keys.append((e, k))
                 prompts.append(prompt)
                 turns.append(groups[e // g][e % g].turns[k])
+        if 0 < self.config.opsd_turns < len(keys):  # a uniform random subset: an unbiased estimate of the mean
+            generator = torch.Generator().manual_seed(step_seed(self.context.seed + 3 * REPLAY_SALT, self.batch_index))
+            keep = sorted(torch.randperm(len(keys), generator=generator)[: self.config.opsd_turns].tolist())
+            keys, prompts, turns = [keys[i] for i in keep], [prompts[i] for i in keep], [turns[i] for i in keep]
         if not keys:
             return {}
         pad_id = self.context.tokenizer.pad_token_id
