@@ -12,7 +12,7 @@ from coevo.core.policy.builders import ModelLoadError
     ("override", "expected"),
     [
         ("algo.name=nope", ["algo.name", "unknown algorithm 'nope'", "grpo"]),
-        ("algo.name=rsipo", ["algo.name", "pip install coevo-rsipo"]),
+        ("algo.name=rao", ["algo.name", "pip install coevo-rao"]),
         ("env.name=nope", ["env.name", "unknown env 'nope'", "boxes"]),
         ("rollout.name=nope", ["rollout.name", "unknown rollout engine 'nope'", "hf"]),
         ("trainer.max_steps=abc", ["trainer.max_steps", "abc"]),

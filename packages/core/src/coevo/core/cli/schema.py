@@ -21,6 +21,9 @@ class TrainerSettings:
     log_every: int = 1
     progress_bar: bool = True
     callbacks: list[str] = field(default_factory=list)  # extra registry.callbacks names (no-arg)
+    # torch intra-op threads on the CPU; 1 suits small models (OpenMP threads spinning on a busy
+    # machine slowed tiny-model runs several-fold); null: torch's default (all cores)
+    cpu_threads: int | None = 1
 
 
 @dataclass

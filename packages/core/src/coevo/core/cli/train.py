@@ -18,6 +18,7 @@ from pathlib import Path
 
 import hydra
 import lightning as L
+import torch
 from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar, TQDMProgressBar
 from lightning.pytorch.loggers import TensorBoardLogger
 from omegaconf import DictConfig, OmegaConf
@@ -71,6 +72,8 @@ def run(cfg: DictConfig) -> dict:
         cfg = OmegaConf.merge(saved, {"trainer": {"max_steps": settings.trainer.max_steps}, "resume": settings.resume})
         settings = validate(cfg, TrainSchema, "train")
     L.seed_everything(settings.seed, workers=True, verbose=False)
+    if settings.trainer.cpu_threads:
+        torch.set_num_threads(settings.trainer.cpu_threads)
     env_cls, env_cfg, make_env = env_factory(cfg.env)
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
     extra_callbacks = configured_callbacks(cfg.get("callbacks"))  # config errors before any work
@@ -125,6 +128,7 @@ def configured_callbacks(nodes) -> list[L.Callback]:
 def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callbacks=()) -> L.Trainer:
     t = settings.trainer
     callbacks = [
+        *extra_callbacks,  # before MetricsHistory, so the metrics they record reach metrics.jsonl
         ModelCheckpoint(dirpath=run_dir / "checkpoints", filename="step{step}", every_n_train_steps=t.checkpoint_every,
                         save_last=True, save_top_k=1, auto_insert_metric_name=False),
         MetricsHistory(run_dir / "metrics.jsonl"),
@@ -134,7 +138,6 @@ def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callback
         callbacks.append(RichProgressBar(leave=True) if sys.stdout.isatty() else TQDMProgressBar(refresh_rate=1))
     for name in t.callbacks:
         callbacks.append(registry.callbacks.get(name)())
-    callbacks += list(extra_callbacks)
     return L.Trainer(
         max_steps=t.max_steps,
         accelerator=t.accelerator,
