@@ -250,3 +250,8 @@ def test_a_lazily_registered_component_may_register_itself_again_on_import():
     assert reg.get("lazy") is BoxesEnv
     with pytest.raises(registry.RegistryError, match="duplicate"):
         reg.register("lazy", "coevo.core.testing.boxes_env:BoxesConfig")
+    # the other order: the module was imported (and registered) before the lazy registration
+    other = registry.Registry("widget")
+    other.register("eager")(BoxesEnv)
+    other.register("eager", "coevo.core.testing.boxes_env:BoxesEnv")
+    assert other.get("eager") is BoxesEnv

@@ -44,7 +44,7 @@ def data_root(alfworld_data_env) -> Path:
 @pytest.fixture(scope="session")
 def alfworld_env(data_root):
     """One AlfworldEnv for the session (max_steps raised for probing), closed at the end."""
-    pytest.importorskip("alfworld", reason=SKIP_NO_ENGINE)
+    pytest.importorskip("textworld", reason=SKIP_NO_ENGINE)
     from coevo.envs.alfworld.env import AlfworldEnv
 
     env = AlfworldEnv(AlfworldEnv.Config(max_steps=200))

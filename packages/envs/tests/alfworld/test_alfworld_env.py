@@ -28,7 +28,7 @@ EXPERT_GAMES = [
 
 def test_registered_and_built_from_the_preset(data_root):
     assert registry.envs.get("alfworld") is AlfworldEnv
-    pytest.importorskip("alfworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
+    pytest.importorskip("textworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
     env_cls, config, make_env = env_factory(OmegaConf.load(CONFIGS / "env" / "alfworld.yaml"))
     env = make_env()
     assert env_cls is AlfworldEnv and config.max_steps == env.max_steps == 50
@@ -121,7 +121,7 @@ def test_snapshot_restore_replays_the_same_state(alfworld_env):
 
 
 def test_step_limit_ends_the_episode(data_root):
-    pytest.importorskip("alfworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
+    pytest.importorskip("textworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
     env = AlfworldEnv(AlfworldEnv.Config(max_steps=2))
     try:
         env.reset(env.task("eval_in_distribution", 0))
@@ -147,7 +147,7 @@ def test_memory_line_comes_from_observations(alfworld_env):
 
 
 def test_a_closed_environment_hands_its_engine_on(data_root):
-    pytest.importorskip("alfworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
+    pytest.importorskip("textworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
     from coevo.envs.alfworld import engine
 
     first = AlfworldEnv()

@@ -81,6 +81,12 @@ class Registry(Generic[T]):
                 # a lazily registered component's module, being imported, registers it by decorator
                 previous.target = target
                 return
+            if isinstance(target, str) and target == _import_spec(previous.target):
+                # the lazy registration of a component whose module was imported (and registered it) first
+                previous.distribution = previous.distribution or _current_distribution
+                if _current_record is not None:
+                    _current_record.registered.append((self.kind, name))
+                return
             if previous.target is target:
                 # the same object again (a module imported before discovery ran): keep it, and
                 # learn which distribution provides it
