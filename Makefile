@@ -33,8 +33,8 @@ install: $(STAMP) ## create .venv and install every package (CPU torch where the
 train: $(STAMP) ## train: make train ALGO=grpo ARGS="env.num_objects=3 trainer.max_steps=60"
 	$(PY) -m coevo.core.cli.train algo=$(ALGO) $(ARGS)
 
-eval: $(STAMP) ## evaluate a run or model folder: make eval ARGS="checkpoint=runs/<run> eval.split=eval_out_of_distribution"
-	$(PY) -m coevo.core.cli.eval $(ARGS)
+eval: $(STAMP) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
+	$(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
 
 plugins: $(STAMP) ## list installed plugins and their versions
 	$(PY) -m coevo.core.plugins
