@@ -4,7 +4,9 @@ Differences from the textbook single-turn method (DeepSeekMath): an episode is s
 turns; its return (env reward minus invalid-action penalties) is normalised within the group of
 ``group_size`` episodes of the same task, and that advantage is given to every agent token of
 every turn of the episode. Each turn is one training sequence (its prompt holds the truncated
-history); prompt and observation tokens are masked out. With the default one optimizer step per
+history); prompt and observation tokens are masked out. In choice mode with
+``choice_loss="softmax"`` a turn's unit is instead the pick itself: its log-probability under the
+softmax over the admissible commands (``choice_batching``). With the default one optimizer step per
 batch the ratio is exactly 1 and the clipped loss is the plain policy gradient; with
 ``updates_per_batch > 1`` old log-probs are recomputed before the first update and clipping acts.
 
