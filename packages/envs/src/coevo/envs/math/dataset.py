@@ -15,22 +15,9 @@ import json
 import os
 from pathlib import Path
 
+from coevo.envs.data_files import DataFileError, require_file  # noqa: F401 (re-exported)
 from coevo.envs.math.answers import extract_boxed
 from coevo.envs.math.problem import Problem
-
-
-class DataFileError(FileNotFoundError, ValueError):
-    """A configured data file is missing (a ValueError too, so config checks report it)."""
-
-
-def require_file(path: str, key: str) -> Path:
-    """``path`` as a Path, or a DataFileError naming the config ``key`` and the resolved path."""
-    resolved = Path(path).expanduser()
-    if not resolved.is_file():
-        raise DataFileError(
-            f"{key}: file not found: {resolved.resolve()} (set {key} to an existing file, or leave it empty)"
-        )
-    return resolved
 
 
 def gold_answer(row: dict) -> str | None:

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from coevo.envs.data_files import DataFileError, require_file  # noqa: F401 (re-exported)
+
 _CHUNK = 1 << 20
 _FULL_HASH_LIMIT = 1 << 30  # larger files: hash the size and the first and last 64 MiB
 
@@ -29,20 +31,6 @@ class Passage:
     def contents(self) -> str:
         """The FlashRAG form: the quoted title, a newline, the text."""
         return f'"{self.title}"\n{self.text}'
-
-
-class DataFileError(FileNotFoundError, ValueError):
-    """A configured data file is missing (a ValueError too, so config checks report it)."""
-
-
-def require_file(path: str, key: str) -> Path:
-    """``path`` as a Path, or a DataFileError naming the config ``key`` and the resolved path."""
-    resolved = Path(path).expanduser()
-    if not resolved.is_file():
-        raise DataFileError(
-            f"{key}: file not found: {resolved.resolve()} (set {key} to an existing file, or leave it empty)"
-        )
-    return resolved
 
 
 def split_contents(contents: str) -> tuple[str, str]:
