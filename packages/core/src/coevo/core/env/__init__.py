@@ -1,5 +1,5 @@
 """Environment protocol shared by every coevo environment."""
 
-from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.core.env.protocol import Environment, ForkError, StepResult, Task
 
-__all__ = ["Environment", "StepResult", "Task"]
+__all__ = ["Environment", "ForkError", "StepResult", "Task"]

@@ -21,6 +21,10 @@ from typing import Any, ClassVar
 from coevo.core.agent import parsing
 
 
+class ForkError(ValueError):
+    """A sub-goal the environment cannot hand to a sub-agent (the message says why)."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One deterministic task of an environment."""
@@ -124,6 +128,26 @@ class Environment(ABC):
     def expert_action(self) -> str | None:
         """The next action of this environment's expert (for warm-start data); ``None`` if none."""
         return None
+
+    # -- recursion (RAO): optional -------------------------------------------------------------
+    #: True when ``fork``/``join`` are implemented (recursive agents may delegate sub-goals)
+    forkable: ClassVar[bool] = False
+
+    def fork(self, goal: str) -> tuple[Environment, str]:
+        """A sub-task for a child agent: a new environment already in the sub-task's initial state,
+        and its first observation (which states ``goal``).
+
+        The child is isolated: stepping it never changes this environment until ``join``. Its
+        episode is won when the sub-goal is met (where the environment can check it). Raises
+        ``ForkError`` with a reason for a goal this environment cannot fork (empty, malformed,
+        not a sub-goal of the current task).
+        """
+        raise ForkError(f"the '{self.name}' environment cannot fork sub-tasks")
+
+    def join(self, child: Environment) -> str:
+        """Fold a finished child's effects into this environment (e.g. items it crafted) and return
+        a one-line description of what changed ("" when nothing does)."""
+        return ""
 
     def close(self) -> None:  # noqa: B027 (optional hook; most environments hold nothing)
         """Release external resources (subprocesses, files)."""
