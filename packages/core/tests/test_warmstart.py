@@ -4,6 +4,7 @@ from dataclasses import replace
 
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.sft import SFTSettings
+from coevo.core.expert_data import collect_expert_examples
 from coevo.core.policy.builders import TinyBuilder, TinyBuilderConfig
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 from coevo.core.warmstart import WarmStartSettings, warm_start
@@ -45,3 +46,20 @@ def test_changed_expert_data_changes_the_key(tmp_path):
     a = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings)
     b = warm_start(LoudBoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings)
     assert a != b
+
+
+def test_an_algorithms_expert_source_replaces_the_env_expert(tmp_path):
+    # an algorithm's own demonstrations (RAO: recursive oracle) are what SFT trains on, and their
+    # cache_key separates the cache entry from the env expert's
+    calls = []
+
+    def source(env, prompt, num_episodes, split, first_index):
+        calls.append(num_episodes)
+        return collect_expert_examples(env, prompt, num_episodes, split, first_index)
+
+    source.cache_key = {"demo": "v1"}
+    settings = _settings(tmp_path)
+    plain = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings)
+    custom = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings, source)
+    assert custom != plain
+    assert calls == [2, settings.episodes]  # fingerprint, then the training data

@@ -3,6 +3,7 @@ with the expert's action (the warm-start data)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from coevo.core.agent.prompt import PromptSettings, expert_messages, opening
@@ -16,6 +17,11 @@ class ExpertEpisodes:
     examples: list[list[Message]]  # one conversation per expert step; its last message is the target
     episodes: int
     won: int
+
+
+#: ``(env, prompt settings, num_episodes, split, first_index) -> ExpertEpisodes``: where warm-start
+#: demonstrations come from (``collect_expert_examples`` or an algorithm's own ``expert_source``)
+ExpertSource = Callable[[Environment, PromptSettings, int, str, int], ExpertEpisodes]
 
 
 def collect_expert_examples(

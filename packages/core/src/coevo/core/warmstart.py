@@ -24,7 +24,7 @@ from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
 from coevo.core.env.protocol import Environment
-from coevo.core.expert_data import collect_expert_examples, corpus_texts
+from coevo.core.expert_data import ExpertSource, collect_expert_examples, corpus_texts
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.saving import save_policy_folder
 
@@ -54,23 +54,30 @@ def warm_start(
     env_config: dict,
     prompt: PromptSettings,
     settings: WarmStartSettings,
+    expert: ExpertSource | None = None,
 ) -> Path:
     """The folder of the warm-started model (built and cached on first use).
 
     The cache key covers the settings and a fingerprint of the expert data itself (the first two
     expert episodes, as the model would be trained on them), so a change to an environment's
-    wording or expert invalidates the cache even without a version bump.
+    wording or expert invalidates the cache even without a version bump. ``expert`` replaces the
+    environment's flat expert (an algorithm's own demonstrations, e.g. RAO's recursive oracle);
+    its ``cache_key`` attribute joins the key.
     """
-    fingerprint = collect_expert_examples(env, prompt, 2, "train", settings.first_index).examples
-    key = cache_key({"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": asdict(settings),
-                     "expert_data": fingerprint})
+    collect = expert or collect_expert_examples
+    fingerprint = collect(env, prompt, 2, "train", settings.first_index).examples
+    parts = {"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": asdict(settings),
+             "expert_data": fingerprint}
+    if expert is not None:
+        parts["expert"] = getattr(expert, "cache_key", type(expert).__name__)
+    key = cache_key(parts)
     folder = Path(settings.cache_dir) / key
     if (folder / "warmstart.json").is_file():
         log.info("warm start: cached model at %s", folder)
         return folder
     start = time.perf_counter()
     L.seed_everything(settings.seed, workers=True, verbose=False)
-    data = collect_expert_examples(env, prompt, settings.episodes, "train", settings.first_index)
+    data = collect(env, prompt, settings.episodes, "train", settings.first_index)
     model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
     samples = []
     for conversation in data.examples:

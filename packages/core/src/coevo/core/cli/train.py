@@ -46,20 +46,23 @@ log = logging.getLogger("coevo.train")
 console = Console()
 
 
-def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg):
-    """Warm-started (cached) or freshly built policy, with LoRA applied if asked."""
+def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expert=None):
+    """Warm-started (cached) or freshly built policy, with LoRA applied if asked.
+
+    ``expert``: the algorithm's own demonstrations (``expert_source``), else the environment's expert.
+    """
     builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
     builder = builder_cls(model_cfg)
     if settings.warmstart.enabled:
         console.print("[bold]warm start[/bold]: supervised fine-tuning on expert trajectories (cached)")
         folder = warm_start(make_env(), builder, as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
-                            settings.warmstart)
+                            settings.warmstart, expert)
         stats = json.loads((folder / "warmstart.json").read_text())
         console.print(f"  model folder {folder} ({stats['parameters']:,} parameters, "
                       f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
         model, tokenizer = load_pretrained(folder)
     else:
-        data = collect_expert_examples(make_env(), settings.agent.prompt, 50)
+        data = (expert or collect_expert_examples)(make_env(), settings.agent.prompt, 50, "train", 0)
         model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
     return apply_lora(model, model_cfg.lora), tokenizer
 
@@ -81,7 +84,7 @@ def run(cfg: DictConfig) -> dict:
     if ckpt is None:
         OmegaConf.save(cfg, run_dir / "config.yaml")
 
-    model, tokenizer = build_policy(settings, cfg, make_env, env_cfg)
+    model, tokenizer = build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg))
     context = AlgorithmContext(model, tokenizer, make_env, env_cls.task_types, settings.agent,
                                cfg.rollout.name if cfg.get("rollout") else "hf", engine_cfg, settings.seed)
 
@@ -107,12 +110,20 @@ def run(cfg: DictConfig) -> dict:
 
     title = f"{algo_cfg.name} on {env_cls.name}: held-out success ({settings.eval.split})"
     png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title)
-    console.print(success_table(before, after, title))
+    if before is not None or after is not None:
+        console.print(success_table(before, after, title))
     console.print(f"training: {trainer.global_step} optimizer steps in {train_seconds:.0f} s")
     console.print(f"TensorBoard logs: {run_dir / 'tb'}   (tensorboard --logdir {run_dir / 'tb'})")
     console.print(f"plot: {png}")
     console.print(f"policy (safetensors): {run_dir / 'policy'}   checkpoints: {run_dir / 'checkpoints'}")
     return {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
+
+
+def expert_source(algo_cls, algo_cfg):
+    """The algorithm's own warm-start demonstrations (``algo_cls.expert_source(config)``, e.g. RAO's
+    recursive oracle with delegation turns), or ``None`` for the environment's expert."""
+    make = getattr(algo_cls, "expert_source", None)
+    return make(algo_cfg) if make is not None else None
 
 
 def configured_callbacks(nodes) -> list[L.Callback]:
