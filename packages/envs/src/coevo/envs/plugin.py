@@ -12,3 +12,5 @@ def register() -> None:
     # imported on first use: math-verify/sympy and bm25s cost seconds at start-up
     registry.envs.register("math", "coevo.envs.math.env:MathEnv")
     registry.envs.register("search", "coevo.envs.search.env:SearchEnv")
+    # the recursive environments (fork/join for RAO): pure Python, imported on first use
+    registry.envs.register("longctx", "coevo.envs.longctx.env:LongCtxEnv")

@@ -1,0 +1,233 @@
+"""The ``longctx`` environment: aggregation questions over a document longer than the context.
+
+A task is a generated document of ``num_chunks`` chunks of ``records_per_chunk`` records
+(``record 17: city=oslo, colour=red, amount=42``) and one question over all of it (task types,
+round-robin: ``count``, ``sum``, ``max``, ``most_frequent``; see ``questions``). The agent reads
+one chunk per step and answers once:
+
+- ``read <chunk>`` shows that chunk (any chunk of the episode's range, again if need be);
+- ``answer <value>`` ends the episode, won iff the value is right (``answer 17``,
+  ``answer oslo``; a sub-question ``tally city`` is answered ``answer lima=5, oslo=3``).
+
+Anything else, a chunk outside the range or an answer of the wrong shape is invalid
+(``invalid_observation``; ``info["error"]`` says why). Answers are free text, so
+``free_form_actions`` is set; ``admissible_actions()`` lists the ``read`` commands.
+
+Recursion. A parent delegates the same question over fewer chunks, in the grammar of
+``coevo.envs.longctx.goals`` (``count records with colour=red in chunks 4-7``; under ``most
+frequent city``, ``tally city in chunks 4-7``). The child reads only its chunks and is won iff
+its answer is right. ``join(child)`` records the child's answer as the parent's knowledge of
+those chunks and returns ``"<child's question>: <its answer>"`` (``"... : no answer"`` when it
+gave none); the parent still answers itself. The recursive oracle reads ranges of at most
+``expert_leaf_chunks`` chunks itself and splits bigger ones into ``expert_fanout`` sub-goals
+(``expert_delegations()``); ``expert_action()`` reads the chunks nobody has covered yet, then
+answers.
+
+Length. ``document_tokens(tokenizer)`` is the episode's document length in tokens;
+``chunks_for_context(multiple, context_tokens, tokenizer)`` is the ``num_chunks`` that makes
+documents ``multiple`` context windows long (set it as ``env.num_chunks``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coevo.core import registry
+from coevo.core.env.protocol import Task
+from coevo.envs.longctx import length
+from coevo.envs.longctx.goals import GRAMMAR, check_subgoal, parse_goal
+from coevo.envs.longctx.questions import ROOT_KINDS, Question
+from coevo.envs.longctx.records import Document
+from coevo.envs.longctx.tasks import generate_task
+from coevo.envs.procedural import OOD_SPLIT, ood_knob
+from coevo.envs.recursive import Outcome, RecursiveEnv
+
+EXAMPLE_RECORD = "record 17: city=oslo, colour=red, amount=42"
+
+
+def _default_kinds() -> list[str]:
+    return list(ROOT_KINDS)
+
+
+@dataclass(frozen=True)
+class _State:
+    read: frozenset[int] = frozenset()  # chunks this agent has read
+    reports: tuple[tuple[Question, str], ...] = ()  # joined children's questions and answers
+    answer: str | None = None  # this agent's answer (canonical form), once given
+
+
+@registry.envs.register("longctx")
+class LongCtxEnv(RecursiveEnv):
+    """Aggregation questions over chunked generated documents, read one chunk per step."""
+
+    name = "longctx"
+    task_types = ROOT_KINDS
+    free_form_actions = True
+    invalid_observation = "Invalid action. Use 'read <chunk>' with a chunk of your range, or 'answer <value>'."
+    goal_grammar = GRAMMAR
+
+    @dataclass
+    class Config:
+        seed: int = 0  # base seed; each task's seed derives from (split, index, seed)
+        num_chunks: int = 8  # chunks per document in train and eval_in_distribution
+        ood_num_chunks: int = 0  # chunks in eval_out_of_distribution; 0: 4 × num_chunks
+        records_per_chunk: int = 10  # records per chunk (one line each)
+        question_kinds: list[str] = field(default_factory=_default_kinds)  # round-robin by task index
+        max_steps: int = 0  # steps per episode; 0: the episode's chunks + 5 (read all, answer, slack)
+        expert_leaf_chunks: int = 2  # the recursive oracle reads ranges of at most this many chunks
+        expert_fanout: int = 2  # and splits bigger ranges into this many sub-goals
+        eval_in_distribution_size: int = 60
+        eval_out_of_distribution_size: int = 60
+
+    def __init__(self, config: Config | None = None):
+        super().__init__()
+        self.config = c = config if config is not None else self.Config()
+        unknown = [k for k in c.question_kinds if k not in ROOT_KINDS]
+        if unknown or not c.question_kinds:
+            raise ValueError(f"env.question_kinds must be a non-empty subset of {list(ROOT_KINDS)}; got {unknown}")
+        if c.num_chunks < 1 or c.records_per_chunk < 1:
+            raise ValueError("env.num_chunks and env.records_per_chunk must be at least 1")
+        if c.expert_leaf_chunks < 1 or c.expert_fanout < 2:
+            raise ValueError("env.expert_leaf_chunks must be at least 1 and env.expert_fanout at least 2")
+        self.ood_num_chunks = ood_knob("num_chunks", c.num_chunks, c.ood_num_chunks, 4 * c.num_chunks)
+        self._document: Document | None = None
+        self._question: Question | None = None
+        self._s = _State()
+
+    def task_type_at(self, index: int) -> str:
+        return self.config.question_kinds[index % len(self.config.question_kinds)]
+
+    def chunks_of(self, split: str) -> int:
+        """The difficulty knob's value for ``split``: chunks per document."""
+        return self.ood_num_chunks if split == OOD_SPLIT else self.config.num_chunks
+
+    # -- episode --------------------------------------------------------------------------------
+    def _start(self, task: Task) -> str:
+        document, question = generate_task(
+            task.seed, task.task_type, self.chunks_of(task.split), self.config.records_per_chunk
+        )
+        return self._begin(document, question)
+
+    def _begin(self, document: Document, question: Question) -> str:
+        self._document, self._question, self._s = document, question, _State()
+        self.max_steps = self.config.max_steps or question.num_chunks + 5
+        return (
+            f"The document has {document.num_chunks} chunks of {document.records_per_chunk} records, one per "
+            f'line, like "{EXAMPLE_RECORD}". Your chunks: {question.first}-{question.last}.\n'
+            f"Question: {question.text}.\n{question.answer_rule()}\n"
+            "Actions: 'read <chunk>' shows a chunk; 'answer <value>' ends the episode."
+        )
+
+    def _apply(self, command: str) -> Outcome:
+        question = self.question
+        verb, _, rest = command.lower().partition(" ")
+        if verb == "read":
+            if not rest.isdigit() or not question.first <= int(rest) <= question.last:
+                return self.invalid(f"'read' takes a chunk number in {question.first}-{question.last}")
+            self._s = _State(self._s.read | {int(rest)}, self._s.reports, self._s.answer)
+            return Outcome(self.document.chunk_text(int(rest)))
+        if verb == "answer":
+            given = question.parse_answer(rest)
+            if given is None:
+                return self.invalid(f"malformed answer {rest!r}: {question.answer_rule()}")
+            self._s = _State(self._s.read, self._s.reports, given)
+            won = given == question.truth(self.document)
+            return Outcome("Correct." if won else "Wrong answer.", won=won, finished=True)
+        return self.invalid(f"unknown command {command!r}")
+
+    def admissible_actions(self) -> list[str]:
+        question = self.question
+        return [f"read {i}" for i in range(question.first, question.last + 1)]
+
+    @property
+    def goal(self) -> str:
+        return self.question.text
+
+    @property
+    def question(self) -> Question:
+        self._require_started()
+        return self._question
+
+    @property
+    def document(self) -> Document:
+        self._require_started()
+        return self._document
+
+    @property
+    def answer_given(self) -> str | None:
+        """This agent's answer in canonical form (``None`` until it answers)."""
+        return self._s.answer
+
+    def _state(self) -> Any:
+        return (self._document, self._question, self._s)
+
+    def _set_state(self, state: Any) -> None:
+        self._document, self._question, self._s = state
+
+    def memory(self) -> str | None:
+        parts = []
+        if self._s.read:
+            parts.append("read chunks: " + ", ".join(map(str, sorted(self._s.read))))
+        if self._s.reports:
+            parts.append("sub-agents: " + "; ".join(f"{q.text} = {a}" for q, a in self._s.reports))
+        return "; ".join(parts) or None
+
+    # -- recursion ------------------------------------------------------------------------------
+    def _fork(self, goal: str) -> tuple[LongCtxEnv, str]:
+        sub = parse_goal(goal)
+        check_subgoal(self.question, sub)
+        child = self._new_child(self._task)
+        return child, child._begin(self.document, sub)
+
+    def _join(self, child: LongCtxEnv) -> str:
+        if child.answer_given is None:
+            return f"{child.goal}: no answer"
+        self._s = _State(self._s.read, self._s.reports + ((child.question, child.answer_given),), self._s.answer)
+        return f"{child.goal}: {child.answer_given}"
+
+    def known_chunks(self) -> set[int]:
+        """Chunks read by this agent or answered for by a joined child."""
+        known = set(self._s.read)
+        for question, _ in self._s.reports:
+            known.update(range(question.first, question.last + 1))
+        return known
+
+    def expert_delegations(self) -> list[str]:
+        if self._task is None or self._done:
+            return []
+        question, known = self.question, self.known_chunks()
+        if question.num_chunks <= self.config.expert_leaf_chunks:
+            return []
+        parts = split_range(question.first, question.last, self.config.expert_fanout)
+        return [
+            question.decomposed(first, last).text
+            for first, last in parts
+            if not known.issuperset(range(first, last + 1))
+        ]
+
+    def _expert_action(self) -> str:
+        question, known = self.question, self.known_chunks()
+        unread = [i for i in range(question.first, question.last + 1) if i not in known]
+        return f"read {unread[0]}" if unread else f"answer {question.truth(self.document)}"
+
+    # -- length ---------------------------------------------------------------------------------
+    def document_tokens(self, tokenizer: Any) -> int:
+        """Tokens of this episode's whole document (every chunk as ``read`` shows it)."""
+        return length.document_tokens(self.document, tokenizer)
+
+    def chunks_for_context(self, multiple: float, context_tokens: int, tokenizer: Any) -> int:
+        """The ``num_chunks`` for documents ``multiple`` × ``context_tokens`` long (this config's chunks)."""
+        return length.chunks_for_context(
+            multiple, context_tokens, tokenizer, records_per_chunk=self.config.records_per_chunk,
+            seed=self.config.seed,
+        )
+
+
+def split_range(first: int, last: int, parts: int) -> list[tuple[int, int]]:
+    """``first..last`` cut into ``parts`` consecutive ranges as equal as possible (fewer if short)."""
+    size = last - first + 1
+    parts = min(parts, size)
+    bounds = [first + (size * k) // parts for k in range(parts + 1)]
+    return [(bounds[k], bounds[k + 1] - 1) for k in range(parts)]
+
