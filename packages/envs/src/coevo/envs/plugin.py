@@ -14,3 +14,4 @@ def register() -> None:
     registry.envs.register("search", "coevo.envs.search.env:SearchEnv")
     # the recursive environments (fork/join for RAO): pure Python, imported on first use
     registry.envs.register("longctx", "coevo.envs.longctx.env:LongCtxEnv")
+    registry.envs.register("algebra", "coevo.envs.algebra.env:AlgebraEnv")

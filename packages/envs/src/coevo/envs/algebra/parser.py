@@ -1,0 +1,83 @@
+"""Parse expression text (any spacing and parenthesisation) into a tree.
+
+Usual precedence (``*`` before ``+``/``-``), left to right within a level, non-negative integer
+literals, parentheses; no unary minus. ``ExpressionSyntaxError`` says what is wrong and where.
+"""
+
+from __future__ import annotations
+
+import re
+
+from coevo.envs.algebra.expression import Expr, Num, Op
+
+MAX_NESTING = 64  # deeper parentheses are refused (no expression of a task comes close)
+_TOKEN = re.compile(r"\s*(\d+|[-+*()])")
+
+
+class ExpressionSyntaxError(ValueError):
+    """Text that is not an expression."""
+
+
+def parse_expression(text: str) -> Expr:
+    tokens = _tokenize(text)
+    parser = _Parser(tokens)
+    expr = parser.sum()
+    if parser.position != len(tokens):
+        raise ExpressionSyntaxError(f"unexpected {tokens[parser.position]!r} after a complete expression")
+    return expr
+
+
+def _tokenize(text: str) -> list[str]:
+    tokens, position = [], 0
+    text = text.rstrip()
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise ExpressionSyntaxError(f"unexpected character {text[position:].lstrip()[:1]!r}")
+        tokens.append(match.group(1))
+        position = match.end()
+    if not tokens:
+        raise ExpressionSyntaxError("no expression")
+    return tokens
+
+
+class _Parser:
+    def __init__(self, tokens: list[str]):
+        self.tokens, self.position, self.nesting = tokens, 0, 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def sum(self) -> Expr:
+        expr = self.product()
+        while self.peek() in ("+", "-"):
+            op = self.tokens[self.position]
+            self.position += 1
+            expr = Op(op, expr, self.product())
+        return expr
+
+    def product(self) -> Expr:
+        expr = self.factor()
+        while self.peek() == "*":
+            self.position += 1
+            expr = Op("*", expr, self.factor())
+        return expr
+
+    def factor(self) -> Expr:
+        token = self.peek()
+        if token is None:
+            raise ExpressionSyntaxError("the expression ends too early")
+        self.position += 1
+        if token.isdigit():
+            return Num(int(token))
+        if token != "(":
+            raise ExpressionSyntaxError(f"expected a number or '(' but found {token!r}")
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise ExpressionSyntaxError(f"parentheses nested deeper than {MAX_NESTING}")
+        expr = self.sum()
+        if self.peek() != ")":
+            raise ExpressionSyntaxError("a '(' is never closed")
+        self.position += 1
+        self.nesting -= 1
+        return expr
