@@ -1,0 +1,60 @@
+"""Warm-start demonstrations of a recursive agent: the environment's oracle played as a tree.
+
+Core's warm start fine-tunes on (prompt, expert reply) pairs of flat expert episodes. RAO's
+``RecursiveExpert`` (``RAO.expert_source``) instead plays each demonstration task with the tree
+runner and ``OracleDecider``: where the oracle would delegate (``env.expert_delegations()``)
+the reply is a ``<delegate>`` launch, each child plays its forked sub-task with the oracle, and
+the parent reads the children's reports before it acts. Every turn of every node is one
+example, with exactly the prompt the policy will see (grammar hint, ancestor chain, budget line,
+children's reports). A share of the episodes (``warmstart_flat_share``) is played with
+delegation disabled, so the policy also acts directly where it cannot delegate (the flat agent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+from coevo.core.agent.prompt import PromptSettings
+from coevo.core.env.protocol import Environment
+from coevo.core.expert_data import ExpertEpisodes
+from coevo.rao.deciders import OracleDecider
+from coevo.rao.runner import TreeRunner
+from coevo.rao.settings import RecursionSettings
+
+
+def flat_settings(recursion: RecursionSettings) -> RecursionSettings:
+    """The same settings with delegation disabled (the flat agent)."""
+    return replace(recursion, delegation=replace(recursion.delegation, enabled=False))
+
+
+def is_flat_episode(i: int, share: float) -> bool:
+    """Spread ``share`` of the episodes evenly: episode i is flat when ⌊(i+1)·share⌋ > ⌊i·share⌋."""
+    return int((i + 1) * share) > int(i * share)
+
+
+class RecursiveExpert:
+    """An ``ExpertSource`` for core's warm start (see the module docstring)."""
+
+    def __init__(self, recursion: RecursionSettings, flat_share: float, max_turns: int | None = None):
+        self.recursion = recursion
+        self.flat_share = flat_share
+        self.max_turns = max_turns
+        self.cache_key = {"rao_expert": 1, "recursion": asdict(recursion), "flat_share": flat_share}
+
+    def __call__(self, env: Environment, prompt: PromptSettings, num_episodes: int, split: str = "train",
+                 first_index: int = 0) -> ExpertEpisodes:
+        if self.recursion.can_delegate and not env.forkable:
+            raise ValueError(f"env '{env.name}' cannot fork sub-tasks; RAO needs a forkable environment "
+                             f"(or algo.recursion.delegation.enabled=false)")
+        runners = {flat: TreeRunner(prompt, flat_settings(self.recursion) if flat else self.recursion,
+                                    max_turns=self.max_turns) for flat in (False, True)}
+        oracle = OracleDecider(self.recursion.delegation.max_children)
+        examples, won = [], 0
+        for i, index in enumerate(range(first_index, first_index + num_episodes)):
+            runner = runners[is_flat_episode(i, self.flat_share)]
+            tree = runner.run([env.task(split, index)], [env], oracle)[0]
+            won += int(tree.won)
+            for node in tree.nodes:
+                for turn in node.episode.turns:
+                    examples.append(turn.messages + [{"role": "assistant", "content": turn.response_text}])
+        return ExpertEpisodes(examples, num_episodes, won)

@@ -1,0 +1,223 @@
+"""RAO — Recursive Agent Optimization — as a LightningModule (core GRPO's update, tree rollouts).
+
+What differs from GRPO: a rollout is a *tree*. The agent may reply ``<delegate>goal</delegate>``
+(repeated for several children); each admitted goal is forked from its environment and played by
+the same policy as a child agent; children of all trees act together in one engine call per
+round (``recursion.schedule=batched``). Every node's own trajectory is trained: its turns as
+(prompt, reply) sequences with agent-token masks, carrying the node's advantage — the node's
+local reward (own sub-task success verified by its environment + c_del × share of successful
+direct children, optionally blended with the root's outcome) normalised within its group (the G
+trees of a task, by depth), optionally discounted by depth and sub-sampled among children.
+
+With ``flat_baseline=train`` a second copy of the warm-started policy is trained in lockstep on
+the same tasks with delegation disabled (the flat agent, same steps); the end-of-run report
+compares both, greedily, at every size of ``report.values``.
+
+Launch: ``make train ALGO=rao`` (the preset selects env=longctx); any env:
+``make train ALGO=rao ARGS="env=craft"``.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import torch
+from rich.console import Console
+
+from coevo.core import registry
+from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.grpo import GRPO
+from coevo.core.algos.rollout_module import step_seed
+from coevo.core.config import ConfigError
+from coevo.core.env.protocol import Task
+from coevo.core.policy.saving import save_policy_folder
+from coevo.core.reporting import read_metrics
+from coevo.rao.config import RAOConfig
+from coevo.rao.credit import node_advantages, node_rewards
+from coevo.rao.evaluation import decoding_mode, evaluate_trees, play_trees, scaled_env_factory
+from coevo.rao.expert import RecursiveExpert, flat_settings
+from coevo.rao.flatten import tree_samples
+from coevo.rao.learner import Learner, copy_learner
+from coevo.rao.report import plot_report, report_table, write_report
+from coevo.rao.settings import RecursionSettings
+from coevo.rao.tree import Tree
+from coevo.rao.treestats import tree_stats
+
+console = Console()
+
+
+@registry.algorithms.register("rao")
+class RAO(GRPO):
+    Config = RAOConfig
+
+    @classmethod
+    def expert_source(cls, config: RAOConfig) -> RecursiveExpert:
+        """Warm-start demonstrations with delegation turns and child episodes (core's hook)."""
+        return RecursiveExpert(config.recursion, config.warmstart_flat_share)
+
+    def __init__(self, config: RAOConfig, context: AlgorithmContext):
+        super().__init__(config, context)
+        self.config = config
+        probe = self.envs(1)[0]
+        if config.recursion.can_delegate and not probe.forkable:
+            raise ConfigError(f"algo=rao: env '{probe.name}' cannot fork sub-tasks; choose a forkable env "
+                              f"(longctx, craft, algebra, maze) or set algo.recursion.delegation.enabled=false")
+        self.mode = decoding_mode(self.engine, context.tokenizer, context.agent, probe)
+        self.flat_recursion = flat_settings(config.recursion)
+        self.flat: Learner | None = None
+        if config.flat_baseline == "train":
+            self.flat = copy_learner(self.policy, config.optim, kl=config.kl_coef > 0)
+            self.flat_policy = self.flat.policy  # a submodule: its weights are in every checkpoint
+        self._active: Learner | None = None
+        self.env_steps_total = {"recursive": 0, "flat": 0}
+        self.report_before: list[dict] | None = None
+        self.run_dir = Path(".")
+
+    # -- the learner whose weights are trained ---------------------------------------------------
+    @contextmanager
+    def acting_as(self, learner: Learner | None):
+        """Inside the block, ``self.policy``, its reference, optimizer and the engine are ``learner``'s."""
+        if learner is None:
+            yield
+            return
+        saved = self.policy, self.reference
+        self.policy, self.reference, self._active = learner.policy, learner.reference, learner
+        self.engine.sync_weights(learner.policy)
+        try:
+            yield
+        finally:
+            self.policy, self.reference, self._active = saved[0], saved[1], None
+            self.engine.sync_weights(self.policy)
+
+    def optimizer_step_with_clipping(self) -> float:
+        if self._active is None:
+            return super().optimizer_step_with_clipping()
+        clip = self.optim_settings.grad_clip
+        params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
+        norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
+        self._active.optimizer.step()
+        self._active.optimizer.zero_grad(set_to_none=True)
+        self._active.scheduler.step()
+        return float(norm)
+
+    # -- training --------------------------------------------------------------------------------
+    def training_step(self, batch: list, batch_idx: int):
+        tasks = self.take_tasks(batch)
+        stats = self.learn(tasks, self.config.recursion, "recursive", salt=0)
+        self.log("loss", stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
+        self.log("nodes", stats["tree/nodes"], prog_bar=True, on_step=True, logger=False)
+        if self.flat is not None:
+            with self.acting_as(self.flat):
+                flat = self.learn(tasks, self.flat_recursion, "flat", salt=1)
+            self.log("flat", flat["success"], prog_bar=True, on_step=True, logger=False)
+        return None
+
+    def learn(self, tasks: list[Task], recursion: RecursionSettings, agent: str, salt: int) -> dict[str, float]:
+        """Roll out trees of ``tasks`` with the active policy, credit every node, take one update."""
+        trees, seconds = self.play(tasks, recursion, salt)
+        cfg = self.config
+        rewards = node_rewards(trees, cfg.credit, self.context.agent.invalid_penalty)
+        advantages = node_advantages(trees, rewards, cfg.credit, cfg.advantage, cfg.scale_by_std)
+        keep = torch.Generator().manual_seed(step_seed(self.context.seed, self.batch_index) + 7 + salt)
+        samples = tree_samples(trees, advantages, cfg.choice_loss, cfg.credit.child_keep, keep)
+        if cfg.skip_zero_advantage:
+            samples = [s for s in samples if s.advantage != 0.0]
+        stats = tree_stats(trees, seconds)
+        self.env_steps_total[agent] += int(sum(t.env_steps for t in trees))
+        stats["env_steps_total"] = float(self.env_steps_total[agent])
+        stats["reward"] = sum(r for row in rewards for r in row) / max(1, sum(len(row) for row in rewards))
+        stats["rollout_seconds"] = seconds
+        stats["agent_tokens"] = float(sum(len(turn.response_ids) for t in trees for n in t.nodes
+                                          for turn in n.episode.turns))
+        stats.update(self.update(samples))
+        prefix = "" if agent == "recursive" else "flat/"
+        self.record({prefix + k: v for k, v in stats.items()})
+        if agent == "recursive":
+            self.log("success", stats["success"], prog_bar=True, on_step=True, logger=False)
+        return stats
+
+    def play(self, tasks: list[Task], recursion: RecursionSettings, salt: int = 0) -> tuple[list[Tree], float]:
+        """``group_size`` sampled trees of every task, seeded by the batch index (exact resume)."""
+        g = self.group_size
+        seed = step_seed(self.context.seed, self.batch_index) + salt
+        torch.manual_seed(seed)
+        generator = torch.Generator().manual_seed(seed)
+        expanded = [task for task in tasks for _ in range(g)]
+        group_ids = [i for i in range(len(tasks)) for _ in range(g)]
+        self.engine.sync_weights(self.policy)
+        return play_trees(self.engine, self.context.tokenizer, self.context.agent, recursion, expanded,
+                          self.envs(len(expanded)), group_ids, generator=generator)
+
+    # -- report ----------------------------------------------------------------------------------
+    def on_fit_start(self) -> None:
+        super().on_fit_start()
+        logger = self.trainer.logger if self._trainer is not None else None
+        self.run_dir = Path(logger.save_dir) if logger is not None else Path(self.trainer.default_root_dir)
+        if self.config.report.before and self.report_before is None and self.global_step == 0:
+            console.print("[bold]RAO[/bold]: evaluating the warm-started policy (recursive) at every size")
+            self.report_before = [row["recursive"] for row in self.evaluate_sizes(flat=False)]
+
+    def sizes(self) -> list[tuple[str, object]]:
+        r = self.config.report
+        if not r.knob or not r.values:
+            return [("train size", None)]
+        labels = r.labels or [f"{r.knob}={v}" for v in r.values]
+        return list(zip(labels, r.values))
+
+    def evaluate_sizes(self, flat: bool = True) -> list[dict]:
+        """Greedy held-out success and tree statistics of the recursive (and flat) agent per size."""
+        r = self.config.report
+        rows = []
+        for label, value in self.sizes():
+            make_env = self.context.make_env if value is None else scaled_env_factory(self.context.make_env,
+                                                                                      r.knob, value)
+            row = {"label": label, "value": value}
+            row["recursive"], _ = self._evaluate(make_env, self.config.recursion, None)
+            if flat and self.config.flat_baseline != "off":
+                row["flat"], _ = self._evaluate(make_env, self.flat_recursion, self.flat)
+            rows.append(row)
+        return rows
+
+    def _evaluate(self, make_env, recursion: RecursionSettings, learner: Learner | None):
+        r = self.config.report
+        with self.acting_as(learner):
+            self.engine.sync_weights(self.policy)
+            return evaluate_trees(self.engine, self.context.tokenizer, self.context.agent, recursion, make_env,
+                                  r.split, r.num_tasks, r.batch_size)
+
+    def on_train_end(self) -> None:
+        r = self.config.report
+        if r.num_tasks <= 0:
+            return
+        start = time.perf_counter()
+        console.print(f"[bold]RAO report[/bold]: {r.num_tasks} tasks of {r.split} per size, greedy")
+        rows = self.evaluate_sizes()
+        for row, before in zip(rows, self.report_before or []):
+            row["before"] = before
+        env_name = self.envs(1)[0].name
+        title = (f"RAO on {env_name}: recursive vs flat agent ({self.global_step} steps each, "
+                 f"context {self.context.agent.prompt.max_prompt_tokens} tokens)")
+        console.print(report_table(rows, title))
+        write_report(rows, self.run_dir / r.json)
+        png = plot_report(rows, read_metrics(self.run_dir / "metrics.jsonl"), self.run_dir / r.png, title)
+        console.print(f"RAO report: {self.run_dir / r.json}, plot {png} ({time.perf_counter() - start:.0f} s)")
+        if self.flat is not None:
+            save_policy_folder(self.flat.policy, self.context.tokenizer, self.run_dir / "flat_policy")
+
+    # -- checkpoints ------------------------------------------------------------------------------
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        super().on_save_checkpoint(checkpoint)
+        checkpoint["rao"] = {"env_steps_total": dict(self.env_steps_total), "report_before": self.report_before,
+                             "flat": self.flat.state_dict() if self.flat is not None else None}
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        super().on_load_checkpoint(checkpoint)
+        state = checkpoint.get("rao")
+        if state is None:
+            return
+        self.env_steps_total = dict(state["env_steps_total"])
+        self.report_before = state["report_before"]
+        if self.flat is not None and state["flat"] is not None:
+            self.flat.load_state_dict(state["flat"])
