@@ -15,3 +15,4 @@ def register() -> None:
     # the recursive environments (fork/join for RAO): pure Python, imported on first use
     registry.envs.register("longctx", "coevo.envs.longctx.env:LongCtxEnv")
     registry.envs.register("algebra", "coevo.envs.algebra.env:AlgebraEnv")
+    registry.envs.register("craft", "coevo.envs.craft.env:CraftEnv")

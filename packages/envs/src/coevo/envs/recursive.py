@@ -45,6 +45,8 @@ class RecursiveEnv(ProceduralEnv):
     """A generated environment whose episodes can fork sub-tasks to child agents."""
 
     forkable = True
+    #: every sub-goal is checked by the child's own episode (it is won iff the sub-goal is met)
+    goal_verifiable: ClassVar[bool] = True
     #: what a sub-goal looks like, quoted in ForkError messages
     goal_grammar: ClassVar[str] = ""
 
