@@ -9,7 +9,7 @@ from omegaconf import OmegaConf
 from coevo.core import registry
 from coevo.core.config import validate
 
-NAMES = ["longctx", "algebra", "craft"]
+NAMES = ["longctx", "algebra", "craft", "maze"]
 PRESETS = Path(__file__).resolve().parents[4] / "configs" / "env"
 
 

@@ -16,3 +16,4 @@ def register() -> None:
     registry.envs.register("longctx", "coevo.envs.longctx.env:LongCtxEnv")
     registry.envs.register("algebra", "coevo.envs.algebra.env:AlgebraEnv")
     registry.envs.register("craft", "coevo.envs.craft.env:CraftEnv")
+    registry.envs.register("maze", "coevo.envs.maze.env:MazeEnv")
