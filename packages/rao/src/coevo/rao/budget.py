@@ -9,10 +9,11 @@ that never finishes its sub-task still returns to its parent.
 A launch is admitted goal by goal, in order; each refused goal gets a reason (counted per tree
 in ``Tree.refusals``) and a line in the parent's next observation:
 ``disabled`` (flat agent), ``depth`` (the child would be deeper than ``max_depth``), ``empty``,
-``duplicate`` (twice in one launch), ``loop`` (the goal of the agent itself or an ancestor:
-delegating the same goal forever is impossible), ``breadth`` (beyond ``max_children``),
+``loop`` (the goal of the agent itself or an ancestor: delegating the same goal forever is
+impossible), ``breadth`` (beyond ``max_children``),
 ``nodes`` (the tree would exceed ``max_nodes``), ``budget`` (shared pool: every child needs at
-least one step). Goals the environment cannot fork are refused later with ``fork``.
+least one step). Goals the environment cannot fork are refused later with ``fork``. The same goal
+twice in one launch is allowed (two equal parts of a task, e.g. ``(3+4) * (3+4)``).
 """
 
 from __future__ import annotations
@@ -55,8 +56,6 @@ def admit(
     for goal in goals:
         if not goal:
             refused.append((goal, "empty"))
-        elif any(same_goal(goal, g) for g in admitted):
-            refused.append((goal, "duplicate"))
         elif any(same_goal(goal, g) for g in chain):
             refused.append((goal, "loop"))
         elif len(admitted) >= settings.delegation.max_children:

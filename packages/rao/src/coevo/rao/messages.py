@@ -19,7 +19,6 @@ ENDINGS = {
 REFUSALS = {
     "disabled": "delegation is disabled",
     "empty": "empty goal",
-    "duplicate": "the same goal twice in one launch",
     "loop": "an ancestor already has this goal",
     "depth": "depth limit reached",
     "breadth": "too many sub-agents in one launch",

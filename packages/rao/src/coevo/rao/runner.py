@@ -91,6 +91,7 @@ class TreeRunner:
         if options == []:
             self._finish(node, "no_actions")
             return None
+        charge(tree, node)  # now, so that agents of one round cannot overdraw a shared budget
         return Request(node.env, fitted[0], fitted[1], options, may_delegate)
 
     def _may_delegate(self, tree: Tree, node: Node) -> bool:
@@ -112,7 +113,6 @@ class TreeRunner:
 
     # -- one reply ------------------------------------------------------------------------------
     def _apply(self, tree: Tree, node: Node, request: Request, reply: Reply) -> None:
-        charge(tree, node)
         turn = Turn(request.prompt_ids, reply.response_ids, reply.logprobs, reply.text, None, "", 0.0, False,
                     messages=request.messages)
         if reply.candidates is not None:
