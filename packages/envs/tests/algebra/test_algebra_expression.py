@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.envs.algebra.expression import Num, Op, depth, evaluate, render, subexpressions, substitute
@@ -53,6 +53,7 @@ def test_substitute_replaces_every_occurrence():
     assert substitute(twice, Num(7), Num(0)) == (twice, 0)
 
 
+@settings(deadline=None, max_examples=60)
 @given(seed=st.integers(0, 10**9), level=st.integers(0, 9))
 def test_generated_expressions_have_the_depth_and_survive_their_text(seed, level):
     expr = generate_expression(random.Random(seed), level)

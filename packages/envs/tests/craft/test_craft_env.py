@@ -1,7 +1,7 @@
 """The craft environment: tasks, the depth knob, commands, the oracle, fork and join."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.core.env.protocol import ForkError
@@ -130,6 +130,7 @@ def test_a_won_episode_forks_nothing(chest_book):
         env.fork("craft 1 stick")
 
 
+@settings(deadline=None, max_examples=60)
 @given(index=st.integers(0, 100), moves=st.lists(st.integers(0, 60), max_size=10))
 def test_stepping_children_never_changes_the_parent(index, moves):
     env = _env()

@@ -3,7 +3,7 @@
 import random
 from collections import Counter
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.envs.craft.planner import apply_action, delegations, next_action, plan_length, shortfall
@@ -35,6 +35,7 @@ def test_delegations_are_the_missing_crafted_ingredients(chest_book):
     assert delegations(chest_book, "plank", 2, Counter()) == []  # only base ingredients
 
 
+@settings(deadline=None, max_examples=60)
 @given(seed=st.integers(0, 10**6), depth=st.integers(1, 5), extra=st.lists(st.integers(0, 3), max_size=12))
 def test_the_flat_oracle_finishes_from_any_inventory(seed, depth, extra):
     book, target = generate_book(random.Random(seed), depth)

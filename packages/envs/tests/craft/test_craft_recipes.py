@@ -2,7 +2,7 @@
 
 import random
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.envs.craft.recipes import BASE_ITEMS, generate_book
@@ -15,6 +15,7 @@ def test_levels_closure_and_text(chest_book):
     assert chest_book.describe() == "1 chest = 1 iron + 2 plank + 1 stick\n1 stick = 2 plank\n2 plank = 1 log"
 
 
+@settings(deadline=None, max_examples=60)
 @given(seed=st.integers(0, 10**9), depth=st.integers(1, 8))
 def test_generated_books_reach_exactly_the_depth(seed, depth):
     book, target = generate_book(random.Random(seed), depth)

@@ -1,7 +1,7 @@
 """The longctx environment: tasks, knobs, actions, the oracle, fork and join."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.core.env.protocol import ForkError
@@ -190,6 +190,7 @@ def test_no_fork_after_the_end():
         env.fork(env.question.over(0, 1).text)
 
 
+@settings(deadline=None, max_examples=60)
 @given(actions=st.lists(st.one_of(st.sampled_from(["read 0", "read 1", "read 5", "answer 3", "answer oslo",
                                                       "answer lima=1", "dance"]),
                                   st.text(max_size=12)), max_size=8),

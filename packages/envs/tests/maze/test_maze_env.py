@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.core.env.protocol import ForkError
@@ -129,6 +129,20 @@ def test_a_join_that_uses_up_the_steps_ends_the_episode():
         env.fork("reach (1, 1)")
 
 
+def test_a_join_onto_the_goal_does_not_win_and_the_oracle_steps_off_and_back():
+    env = _env()
+    env.reset(env.task("train", 0))
+    u = Maze(2, frozenset({((0, 0), (0, 1)), ((0, 1), (1, 1)), ((1, 0), (1, 1))}))
+    env._begin(u, (0, 0), (0, 1), max_steps=10)
+    child, _ = env.fork("reach (1, 1)")
+    child.step("go east")  # the child stops on the parent's goal, short of its own waypoint
+    env.join(child)
+    assert env.position == (0, 1) and not env.won and not env.done
+    assert env.expert_action() == "go south"
+    env.step("go south")
+    assert env.step(env.expert_action()).won
+
+
 @pytest.mark.parametrize(
     ("goal", "reason"),
     [("", "empty goal; expected 'reach"), ("reach somewhere", "malformed goal"), ("reach (1)", "malformed goal"),
@@ -140,6 +154,7 @@ def test_refused_goals_say_why(goal, reason):
         env.fork(goal)
 
 
+@settings(deadline=None, max_examples=60)
 @given(index=st.integers(0, 100), moves=st.lists(st.sampled_from(["go north", "go south", "go east", "go west"]),
                                                  max_size=12))
 def test_stepping_a_child_never_changes_the_parent(index, moves):

@@ -2,7 +2,7 @@
 
 import random
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.envs.maze.grid import Maze, farthest_cell, generate_maze
@@ -21,6 +21,7 @@ def test_hand_built_maze():
     assert position(U, (1, 1)) == "You are at (1, 1). Open: north, west."
 
 
+@settings(deadline=None, max_examples=60)
 @given(seed=st.integers(0, 10**9), size=st.integers(2, 12))
 def test_generated_mazes_are_spanning_trees(seed, size):
     maze = generate_maze(random.Random(seed), size)

@@ -79,7 +79,7 @@ class AlgebraEnv(RecursiveEnv):
         self.max_steps = self.config.max_steps
         m = self.config.modulus
         return (
-            f"Expression: {render(expression)}\nGive its value modulo {m}, the remainder on division by {m} "
+            f"Goal: evaluate {render(expression)}\nGive its value modulo {m}, the remainder on division by {m} "
             f"(from 0 to {m - 1}; for example -3 gives {-3 % m}). Answer with 'answer <n>'."
         )
 

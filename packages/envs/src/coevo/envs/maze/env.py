@@ -176,5 +176,7 @@ class MazeEnv(RecursiveEnv):
 
     def _expert_action(self) -> str:
         here = self._at
+        if here == self._goal:  # put there by a join, which does not win: step off, then back
+            return f"go {self._maze.open_directions(here)[0]}"
         return next(f"go {d}" for d in self._maze.open_directions(here)
                     if self._to_goal[self._maze.neighbour(here, d)] == self._to_goal[here] - 1)
