@@ -2,16 +2,13 @@
 
 from dataclasses import replace
 
-from rao_script import ScriptDecider
+from rao_script import PROMPT, ScriptDecider, oracle_text
 from rao_sums_env import SumsConfig, SumsEnv
 
-from coevo.core.agent.prompt import PromptSettings
 from coevo.rao.deciders import OracleDecider
 from coevo.rao.runner import TreeRunner
 from coevo.rao.settings import BudgetSettings, DelegationSettings, RecursionSettings
 from coevo.rao.tree import DONE
-
-PROMPT = PromptSettings(system_prompt="", first_observation="full", history_turns=2)
 
 
 def _run(decider, length=8, settings=None, schedule="batched", tasks=1, prompt=PROMPT):
@@ -117,7 +114,7 @@ def test_ancestor_context_shows_the_chain_of_goals():
 
 
 def test_batched_and_sequential_play_the_same_trees_with_different_batching():
-    batched_decider, sequential_decider = ScriptDecider(_oracle_text), ScriptDecider(_oracle_text)
+    batched_decider, sequential_decider = ScriptDecider(oracle_text), ScriptDecider(oracle_text)
     batched = _run(batched_decider, schedule="batched", tasks=3)
     sequential = _run(sequential_decider, schedule="sequential", tasks=3)
     shape = [[(n.parent, n.goal, [t.response_text for t in n.episode.turns]) for n in t.nodes] for t in batched]
@@ -126,7 +123,3 @@ def test_batched_and_sequential_play_the_same_trees_with_different_batching():
     assert set(sequential_decider.calls) == {1} and sum(sequential_decider.calls) == sum(batched_decider.calls)
     assert len(batched_decider.calls) == 5  # rounds: launch, launch, leaves, parents answer, root answers
     assert max(batched_decider.calls) == 12  # the 4 leaves of each of the 3 trees in one call
-
-
-def _oracle_text(request):
-    return OracleDecider(4).decide([request])[0].text
