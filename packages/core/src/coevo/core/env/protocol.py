@@ -138,15 +138,20 @@ class Environment(ABC):
         and its first observation (which states ``goal``).
 
         The child is isolated: stepping it never changes this environment until ``join``. Its
-        episode is won when the sub-goal is met (where the environment can check it). Raises
-        ``ForkError`` with a reason for a goal this environment cannot fork (empty, malformed,
-        not a sub-goal of the current task).
+        episode is won when the sub-goal is met (where the environment can check it). The child
+        is already started (do not ``reset`` it) and may fork in turn; several children may be
+        forked from the same state before any is joined. Raises ``ForkError`` with a reason for
+        a goal this environment cannot fork (empty, malformed, not a sub-goal of the current
+        task, or the episode is over).
         """
         raise ForkError(f"the '{self.name}' environment cannot fork sub-tasks")
 
     def join(self, child: Environment) -> str:
         """Fold a finished child's effects into this environment (e.g. items it crafted) and return
-        a one-line description of what changed ("" when nothing does)."""
+        a one-line description of what changed ("" when nothing does).
+
+        Called once per child forked from this environment, whether the child won, lost or was
+        stopped early; a child that achieved nothing merges nothing."""
         return ""
 
     def close(self) -> None:  # noqa: B027 (optional hook; most environments hold nothing)
