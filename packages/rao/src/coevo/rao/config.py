@@ -7,7 +7,6 @@ key or a bad value stops the run before any work with the key's full name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from coevo.core.algos.grpo import GRPOConfig
 from coevo.rao.credit import CreditSettings
@@ -17,28 +16,33 @@ FLAT_BASELINES = ("train", "policy", "off")
 
 
 @dataclass
-class ReportSettings:
-    """The end-of-run table: recursive vs flat agent, greedy, on held-out tasks at several sizes."""
+class SizeSettings:
+    """Task sizes: the environment config field that sets them, and a training mixture."""
 
-    split: str = "eval_in_distribution"
-    num_tasks: int = 20  # tasks per size and agent
+    knob: str = ""  # e.g. num_chunks (longctx), depth (algebra, craft), size (maze)
+    train: list[int] = field(default_factory=list)  # training (and warm-start) tasks cycle through these; []: the env's
+
+
+@dataclass
+class ReportSettings:
+    """The end-of-run table: recursive vs flat agent, greedy, on held-out tasks, one row per size."""
+
+    # rows: eval_in_distribution at each of these values of sizes.knob; [] : one row per split below
+    sizes: list[int] = field(default_factory=list)
+    splits: list[str] = field(default_factory=lambda: ["eval_in_distribution", "eval_out_of_distribution"])
+    # label each size with its measured multiple of the context window (see coevo.rao.context)
+    context_multiples: bool = False
+    num_tasks: int = 20  # tasks per row and agent
     batch_size: int = 40  # trees played together
-    # the environment config field that sets a task's size (e.g. a long-context input's length or
-    # an expression's depth), and the values to evaluate; "" or []: the training size only
-    knob: str = ""
-    values: list[Any] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)  # row labels, one per value (default: "<knob>=<value>")
     before: bool = False  # also report the warm-started policy (before RL)
     png: str = "rao_report.png"  # in the run folder
     json: str = "rao_report.json"
 
     def __post_init__(self):
-        if self.labels and len(self.labels) != len(self.values):
-            raise ValueError(f"algo.report.labels: {len(self.labels)} labels for {len(self.values)} values")
-        if self.values and not self.knob:
-            raise ValueError("algo.report.values: set algo.report.knob (the env config field they set)")
         if self.num_tasks < 0 or self.batch_size < 1:
             raise ValueError("algo.report: num_tasks must be >= 0 and batch_size >= 1")
+        if not self.sizes and not self.splits:
+            raise ValueError("algo.report: give sizes (with algo.sizes.knob) or splits")
 
 
 @dataclass
@@ -53,10 +57,14 @@ class RAOConfig(GRPOConfig):
     # warm start: share of the oracle's demonstration episodes played flat (no delegation), so the
     # policy also knows how to act without sub-agents
     warmstart_flat_share: float = 0.25
+    sizes: SizeSettings = field(default_factory=SizeSettings)
     report: ReportSettings = field(default_factory=ReportSettings)
 
     def __post_init__(self):
         super().__post_init__()
+        if (self.sizes.train or self.report.sizes) and not self.sizes.knob:
+            raise ValueError("algo.sizes.knob: name the env config field that algo.sizes.train / "
+                             "algo.report.sizes set (num_chunks, depth, size)")
         if self.flat_baseline not in FLAT_BASELINES:
             raise ValueError(f"algo.flat_baseline: unknown '{self.flat_baseline}'; choose one of {list(FLAT_BASELINES)}")
         if not 0.0 <= self.warmstart_flat_share <= 1.0:

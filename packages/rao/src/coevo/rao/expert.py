@@ -8,10 +8,12 @@ the parent reads the children's reports before it acts. Every turn of every node
 example, with exactly the prompt the policy will see (grammar hint, ancestor chain, budget line,
 children's reports). A share of the episodes (``warmstart_flat_share``) is played with
 delegation disabled, so the policy also acts directly where it cannot delegate (the flat agent).
+With a size mixture (``algo.sizes``) the episodes cycle through the training sizes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, replace
 
 from coevo.core.agent.prompt import PromptSettings
@@ -35,24 +37,33 @@ def is_flat_episode(i: int, share: float) -> bool:
 class RecursiveExpert:
     """An ``ExpertSource`` for core's warm start (see the module docstring)."""
 
-    def __init__(self, recursion: RecursionSettings, flat_share: float, max_turns: int | None = None):
+    def __init__(self, recursion: RecursionSettings, flat_share: float, knob: str = "", sizes: list[int] | None = None):
         self.recursion = recursion
         self.flat_share = flat_share
-        self.max_turns = max_turns
-        self.cache_key = {"rao_expert": 1, "recursion": asdict(recursion), "flat_share": flat_share}
+        self.knob, self.sizes = knob, list(sizes or [])
+        self.cache_key = {"rao_expert": 2, "recursion": asdict(recursion), "flat_share": flat_share,
+                          "knob": knob, "sizes": self.sizes}
+
+    def _envs(self, env: Environment) -> list[Environment]:
+        """One environment per training size (``env`` itself without a size mixture)."""
+        if not self.sizes:
+            return [env]
+        return [type(env)(dataclasses.replace(env.config, **{self.knob: v})) for v in self.sizes]
 
     def __call__(self, env: Environment, prompt: PromptSettings, num_episodes: int, split: str = "train",
                  first_index: int = 0) -> ExpertEpisodes:
         if self.recursion.can_delegate and not env.forkable:
             raise ValueError(f"env '{env.name}' cannot fork sub-tasks; RAO needs a forkable environment "
                              f"(or algo.recursion.delegation.enabled=false)")
-        runners = {flat: TreeRunner(prompt, flat_settings(self.recursion) if flat else self.recursion,
-                                    max_turns=self.max_turns) for flat in (False, True)}
+        runners = {flat: TreeRunner(prompt, flat_settings(self.recursion) if flat else self.recursion)
+                   for flat in (False, True)}
         oracle = OracleDecider(self.recursion.delegation.max_children)
+        envs = self._envs(env)
         examples, won = [], 0
         for i, index in enumerate(range(first_index, first_index + num_episodes)):
             runner = runners[is_flat_episode(i, self.flat_share)]
-            tree = runner.run([env.task(split, index)], [env], oracle)[0]
+            sized = envs[i % len(envs)]
+            tree = runner.run([sized.task(split, index)], [sized], oracle)[0]
             won += int(tree.won)
             for node in tree.nodes:
                 for turn in node.episode.turns:

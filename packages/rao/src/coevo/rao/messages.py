@@ -46,6 +46,8 @@ def malformed(reason: str) -> str:
 
 
 def child_report(number: int, goal: str, end: str, result: str, used: int) -> str:
-    """One finished child, as its parent reads it: goal, how it ended, its finish message, steps used."""
-    text = f"Sub-agent {number} '{goal}' {ENDINGS[end]} after {used} steps"
+    """One finished child, as its parent reads it: how it ended, steps used, its finish message
+    (the goal is quoted unless the finish message already states it)."""
+    named = f" '{goal}'" if goal not in result else ""
+    text = f"Sub-agent {number}{named} {ENDINGS[end]} after {used} steps"
     return text + (f": {result}" if result else ".")

@@ -35,6 +35,7 @@ from coevo.core.env.protocol import Task
 from coevo.core.policy.saving import save_policy_folder
 from coevo.core.reporting import read_metrics
 from coevo.rao.config import RAOConfig
+from coevo.rao.context import base_size
 from coevo.rao.credit import node_advantages, node_rewards
 from coevo.rao.evaluation import decoding_mode, evaluate_trees, play_trees, scaled_env_factory
 from coevo.rao.expert import RecursiveExpert, flat_settings
@@ -55,7 +56,7 @@ class RAO(GRPO):
     @classmethod
     def expert_source(cls, config: RAOConfig) -> RecursiveExpert:
         """Warm-start demonstrations with delegation turns and child episodes (core's hook)."""
-        return RecursiveExpert(config.recursion, config.warmstart_flat_share)
+        return RecursiveExpert(config.recursion, config.warmstart_flat_share, config.sizes.knob, config.sizes.train)
 
     def __init__(self, config: RAOConfig, context: AlgorithmContext):
         super().__init__(config, context)
@@ -65,6 +66,10 @@ class RAO(GRPO):
             raise ConfigError(f"algo=rao: env '{probe.name}' cannot fork sub-tasks; choose a forkable env "
                               f"(longctx, craft, algebra, maze) or set algo.recursion.delegation.enabled=false")
         self.mode = decoding_mode(self.engine, context.tokenizer, context.agent, probe)
+        sizes = config.sizes
+        self.train_factories = ([scaled_env_factory(context.make_env, sizes.knob, v) for v in sizes.train]
+                                or [context.make_env])
+        self._size_envs: list[list] = [[] for _ in self.train_factories]
         self.flat_recursion = flat_settings(config.recursion)
         self.flat: Learner | None = None
         if config.flat_baseline == "train":
@@ -139,7 +144,8 @@ class RAO(GRPO):
         return stats
 
     def play(self, tasks: list[Task], recursion: RecursionSettings, salt: int = 0) -> tuple[list[Tree], float]:
-        """``group_size`` sampled trees of every task, seeded by the batch index (exact resume)."""
+        """``group_size`` sampled trees of every task, seeded by the batch index (exact resume); with a
+        size mixture, task k of the run (counting from the first step) has size ``sizes.train[k % n]``."""
         g = self.group_size
         seed = step_seed(self.context.seed, self.batch_index) + salt
         torch.manual_seed(seed)
@@ -148,7 +154,21 @@ class RAO(GRPO):
         group_ids = [i for i in range(len(tasks)) for _ in range(g)]
         self.engine.sync_weights(self.policy)
         return play_trees(self.engine, self.context.tokenizer, self.context.agent, recursion, expanded,
-                          self.envs(len(expanded)), group_ids, generator=generator)
+                          self.sized_envs(len(tasks), g), group_ids, generator=generator)
+
+    def sized_envs(self, num_tasks: int, group_size: int) -> list:
+        """Environments for ``num_tasks`` x ``group_size`` trees, each task's group at its size."""
+        n = len(self.train_factories)
+        sizes = [(self.batch_index * num_tasks + i) % n for i in range(num_tasks)]
+        used = [0] * n
+        envs = []
+        for size in sizes:
+            pool = self._size_envs[size]
+            while len(pool) < used[size] + group_size:
+                pool.append(self.train_factories[size]())
+            envs += pool[used[size] : used[size] + group_size]
+            used[size] += group_size
+        return envs
 
     # -- report ----------------------------------------------------------------------------------
     def on_fit_start(self) -> None:
@@ -157,49 +177,56 @@ class RAO(GRPO):
         self.run_dir = Path(logger.save_dir) if logger is not None else Path(self.trainer.default_root_dir)
         if self.config.report.before and self.report_before is None and self.global_step == 0:
             console.print("[bold]RAO[/bold]: evaluating the warm-started policy (recursive) at every size")
-            self.report_before = [row["recursive"] for row in self.evaluate_sizes(flat=False)]
+            self.report_before = [row["recursive"] for row in self.evaluate_rows(flat=False)]
 
-    def sizes(self) -> list[tuple[str, object]]:
-        r = self.config.report
-        if not r.knob or not r.values:
-            return [("train size", None)]
-        labels = r.labels or [f"{r.knob}={v}" for v in r.values]
-        return list(zip(labels, r.values))
-
-    def evaluate_sizes(self, flat: bool = True) -> list[dict]:
-        """Greedy held-out success and tree statistics of the recursive (and flat) agent per size."""
-        r = self.config.report
+    def report_rows(self) -> list[dict]:
+        """The report's rows: ``label``, ``split``, ``value`` (size) and ``make_env`` of each."""
+        r, knob = self.config.report, self.config.sizes.knob
+        if not r.sizes:
+            return [{"label": split.replace("eval_", "").replace("_", " "), "split": split, "value": None,
+                     "make_env": self.context.make_env} for split in r.splits]
+        base = None
+        if r.context_multiples:
+            base = base_size(lambda v: scaled_env_factory(self.context.make_env, knob, v),
+                             self.context.agent.prompt, self.context.tokenizer, limit=max(r.sizes))
         rows = []
-        for label, value in self.sizes():
-            make_env = self.context.make_env if value is None else scaled_env_factory(self.context.make_env,
-                                                                                      r.knob, value)
-            row = {"label": label, "value": value}
-            row["recursive"], _ = self._evaluate(make_env, self.config.recursion, None)
+        for value in r.sizes:
+            label = f"{knob}={value}" + (f" ({value / base:g}x window)" if base else "")
+            rows.append({"label": label, "split": "eval_in_distribution", "value": value, "base": base,
+                         "make_env": scaled_env_factory(self.context.make_env, knob, value)})
+        return rows
+
+    def evaluate_rows(self, flat: bool = True) -> list[dict]:
+        """Greedy held-out success and tree statistics of the recursive (and flat) agent per row."""
+        rows = []
+        for row in self.report_rows():
+            make_env = row.pop("make_env")
+            row["recursive"], _ = self._evaluate(make_env, row["split"], self.config.recursion, None)
             if flat and self.config.flat_baseline != "off":
-                row["flat"], _ = self._evaluate(make_env, self.flat_recursion, self.flat)
+                row["flat"], _ = self._evaluate(make_env, row["split"], self.flat_recursion, self.flat)
             rows.append(row)
         return rows
 
-    def _evaluate(self, make_env, recursion: RecursionSettings, learner: Learner | None):
+    def _evaluate(self, make_env, split: str, recursion: RecursionSettings, learner: Learner | None):
         r = self.config.report
         with self.acting_as(learner):
             self.engine.sync_weights(self.policy)
             return evaluate_trees(self.engine, self.context.tokenizer, self.context.agent, recursion, make_env,
-                                  r.split, r.num_tasks, r.batch_size)
+                                  split, r.num_tasks, r.batch_size)
 
     def on_train_end(self) -> None:
         r = self.config.report
         if r.num_tasks <= 0:
             return
         start = time.perf_counter()
-        console.print(f"[bold]RAO report[/bold]: {r.num_tasks} tasks of {r.split} per size, greedy")
-        rows = self.evaluate_sizes()
+        console.print(f"[bold]RAO report[/bold]: {r.num_tasks} held-out tasks per row, greedy")
+        rows = self.evaluate_rows()
         for row, before in zip(rows, self.report_before or []):
             row["before"] = before
         env_name = self.envs(1)[0].name
         title = (f"RAO on {env_name}: recursive vs flat agent ({self.global_step} steps each, "
                  f"context {self.context.agent.prompt.max_prompt_tokens} tokens)")
-        console.print(report_table(rows, title))
+        Console(width=max(console.width, 140)).print(report_table(rows, title))  # wide enough when piped
         write_report(rows, self.run_dir / r.json)
         png = plot_report(rows, read_metrics(self.run_dir / "metrics.jsonl"), self.run_dir / r.png, title)
         console.print(f"RAO report: {self.run_dir / r.json}, plot {png} ({time.perf_counter() - start:.0f} s)")
