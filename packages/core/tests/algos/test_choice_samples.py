@@ -45,5 +45,5 @@ def test_choice_micro_batches_respect_the_budget():
     groups = choice_micro_batches(samples, max_tokens=20)
     assert sorted(i for g in groups for i in g) == [0, 1, 2, 3]
     for group in groups:
-        assert len(group) == 1 or sum(costs[i] for i in group) <= 20
-    assert groups[0] == [1, 3]  # shortest prompts first, packed together (8 + 10 <= 20)
+        assert len(group) == 1 or len(group) * max(costs[i] for i in group) <= 20  # padded tokens
+    assert groups == [[1, 3], [0], [2]]  # cheapest first: 2 x 10 = 20 <= 20; 16 and 40 go alone

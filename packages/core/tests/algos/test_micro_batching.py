@@ -7,7 +7,7 @@ import random
 import pytest
 import torch
 
-from coevo.core.algos.batching import Sample, collate_samples, micro_batches
+from coevo.core.algos.batching import Sample, collate_samples, first_response_position, micro_batches
 
 PAD = 0
 
@@ -76,3 +76,10 @@ def test_empty_input_gives_no_batches():
 def test_collate_keeps_given_indices():
     batch = collate_samples([_sample(2, 0)], [7], pad_id=PAD)
     assert batch.indices == [7]
+
+
+def test_first_response_position_is_the_earliest_agent_column():
+    batch = collate_samples([_sample(6, 0, n_prompt=4), _sample(5, 1, n_prompt=2)], [0, 1], pad_id=PAD)
+    assert first_response_position(batch) == 2
+    none = collate_samples([Sample([1, 2, 3], [0, 0, 0])], [0], pad_id=PAD)
+    assert first_response_position(none) == 3

@@ -73,3 +73,17 @@ def test_sequence_token_logprobs_has_gradients(fresh_tiny_model, tokenizer):
     out.sum().backward()
     grad = fresh_tiny_model.model.embed_tokens.weight.grad
     assert grad is not None and grad.abs().sum() > 0
+
+
+def test_first_position_skips_the_prompt_and_keeps_the_rest(tiny_model, tokenizer):
+    rows = [_ids(tokenizer, "You see a red box, a blue box."), _ids(tokenizer, "open red box")]
+    width = max(len(r) for r in rows)
+    ids = torch.tensor([r + [tokenizer.pad_token_id] * (width - len(r)) for r in rows])
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+    with torch.no_grad():
+        full = sequence_token_logprobs(tiny_model, ids, mask, temperature=0.8)
+        for first in (1, 3, width - 1, width):
+            part = sequence_token_logprobs(tiny_model, ids, mask, temperature=0.8, first_position=first)
+            assert part.shape == full.shape
+            assert (part[:, :first] == 0).all()
+            torch.testing.assert_close(part[:, first:], full[:, first:], atol=1e-6, rtol=0)

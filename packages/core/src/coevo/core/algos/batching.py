@@ -1,4 +1,7 @@
-"""Pack variable-length (prompt, response) samples into padded micro-batches by token budget."""
+"""Pack variable-length (prompt, response) samples into padded micro-batches by token budget.
+
+Samples are sorted by length and cut where that saves padding (``buckets.padded_buckets``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
+from coevo.core.algos.buckets import padded_buckets
 
 @dataclass
 class Sample:
@@ -26,18 +30,16 @@ class MicroBatch:
 
 
 def micro_batches(samples: list[Sample], max_tokens: int, pad_id: int) -> list[MicroBatch]:
-    """Sort by length, then fill each micro-batch up to ``max_tokens`` padded tokens."""
-    order = sorted(range(len(samples)), key=lambda i: len(samples[i].input_ids))
-    batches, current = [], []
-    for i in order:
-        width = len(samples[i].input_ids)  # sorted ascending: the newest is the widest
-        if current and width * (len(current) + 1) > max_tokens:
-            batches.append(collate_samples([samples[j] for j in current], current, pad_id))
-            current = []
-        current.append(i)
-    if current:
-        batches.append(collate_samples([samples[j] for j in current], current, pad_id))
-    return batches
+    """Micro-batches of at most ``max_tokens`` padded tokens (one longer sample goes alone),
+    grouped by length with the least padding."""
+    groups = padded_buckets([len(s.input_ids) for s in samples], max_tokens)
+    return [collate_samples([samples[j] for j in group], group, pad_id) for group in groups]
+
+
+def first_response_position(batch: MicroBatch) -> int:
+    """The first column holding a response token in any row (log-probs before it are not needed)."""
+    columns = batch.agent_mask.any(0)  # [T]
+    return int(columns.float().argmax()) if bool(columns.any()) else batch.agent_mask.shape[1]
 
 
 def collate_samples(samples: list[Sample], indices: list[int], pad_id: int) -> MicroBatch:

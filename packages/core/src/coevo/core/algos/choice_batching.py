@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
+from coevo.core.algos.buckets import padded_buckets
 from coevo.core.policy.candidates import candidate_scores, choice_log_softmax, packed_candidate_token_logprobs
 
 
@@ -33,18 +34,9 @@ class ChoiceSample:
 
 
 def choice_micro_batches(samples: list[ChoiceSample], max_tokens: int) -> list[list[int]]:
-    """Indices of ``samples`` grouped (by prompt length) so each group costs at most ``max_tokens``."""
-    order = sorted(range(len(samples)), key=lambda i: len(samples[i].prompt_ids))
-    batches, current, cost = [], [], 0
-    for i in order:
-        if current and cost + samples[i].cost > max_tokens:
-            batches.append(current)
-            current, cost = [], 0
-        current.append(i)
-        cost += samples[i].cost
-    if current:
-        batches.append(current)
-    return batches
+    """Indices of ``samples`` grouped by packed length with the least padding, each group at most
+    ``max_tokens`` padded tokens (``count x longest``; one longer sample goes alone)."""
+    return padded_buckets([s.cost for s in samples], max_tokens)
 
 
 def chosen_logprobs(

@@ -22,7 +22,7 @@ import torch
 
 from coevo.core import registry
 from coevo.core.agent.types import Episode
-from coevo.core.algos.batching import Sample, micro_batches
+from coevo.core.algos.batching import Sample, first_response_position, micro_batches
 from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches, chosen_logprobs
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, clipped_policy_gradient_loss, k3_kl
@@ -170,7 +170,7 @@ class GRPO(RolloutModule):
             pad_id = self.context.tokenizer.pad_token_id
             return chosen_logprobs(model, mb, pad_id, agent.choice_score, agent.choice_temperature)[:, None]
         ids, attn = mb.input_ids.to(self.device), mb.attention_mask.to(self.device)
-        return sequence_token_logprobs(model, ids, attn, self.logprob_temperature)
+        return sequence_token_logprobs(model, ids, attn, self.logprob_temperature, first_response_position(mb))
 
     def _micro_tensors(self, mb) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # mask, adv, old: [b, T]
         if isinstance(mb, list):  # choice samples: one "token" (the pick) per sample
