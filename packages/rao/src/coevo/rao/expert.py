@@ -8,7 +8,9 @@ the parent reads the children's reports before it acts. Every turn of every node
 example, with exactly the prompt the policy will see (grammar hint, ancestor chain, budget line,
 children's reports). A share of the episodes (``warmstart_flat_share``) is played with
 delegation disabled, so the policy also acts directly where it cannot delegate (the flat agent).
-With a size mixture (``algo.sizes``) the episodes cycle through the training sizes.
+With a size mixture (``algo.sizes``) the recursive episodes cycle through the training sizes and the
+flat ones are played at the smallest: a flat agent holds only a context window of a bigger task,
+and must not be taught to answer from what it cannot see.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import dataclasses
 from dataclasses import asdict, replace
 
 from coevo.core.agent.prompt import PromptSettings
+from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertEpisodes
 from coevo.rao.deciders import OracleDecider
@@ -48,21 +51,22 @@ class RecursiveExpert:
         """One environment per training size (``env`` itself without a size mixture)."""
         if not self.sizes:
             return [env]
-        return [type(env)(dataclasses.replace(env.config, **{self.knob: v})) for v in self.sizes]
+        return [type(env)(dataclasses.replace(env.config, **{self.knob: v})) for v in sorted(self.sizes)]
 
     def __call__(self, env: Environment, prompt: PromptSettings, num_episodes: int, split: str = "train",
                  first_index: int = 0) -> ExpertEpisodes:
         if self.recursion.can_delegate and not env.forkable:
-            raise ValueError(f"env '{env.name}' cannot fork sub-tasks; RAO needs a forkable environment "
-                             f"(or algo.recursion.delegation.enabled=false)")
+            raise ConfigError(f"algo=rao: env '{env.name}' cannot fork sub-tasks; choose a forkable env "
+                              f"(longctx, craft, algebra, maze) or set algo.recursion.delegation.enabled=false")
         runners = {flat: TreeRunner(prompt, flat_settings(self.recursion) if flat else self.recursion)
                    for flat in (False, True)}
         oracle = OracleDecider(self.recursion.delegation.max_children)
         envs = self._envs(env)
         examples, won = [], 0
         for i, index in enumerate(range(first_index, first_index + num_episodes)):
-            runner = runners[is_flat_episode(i, self.flat_share)]
-            sized = envs[i % len(envs)]
+            flat = is_flat_episode(i, self.flat_share)
+            runner = runners[flat]
+            sized = envs[0] if flat else envs[i % len(envs)]
             tree = runner.run([sized.task(split, index)], [sized], oracle)[0]
             won += int(tree.won)
             for node in tree.nodes:

@@ -1,0 +1,32 @@
+"""Warm-start demonstrations: the recursive oracle's trees, with the policy's own prompts."""
+
+from rao_script import PROMPT
+from rao_sums_env import SumsConfig, SumsEnv
+
+from coevo.rao.expert import RecursiveExpert, is_flat_episode
+from coevo.rao.settings import RecursionSettings
+
+
+def test_demonstrations_hold_launches_children_and_reports():
+    data = RecursiveExpert(RecursionSettings(), flat_share=0.0)(SumsEnv(SumsConfig(length=8)), PROMPT, 3)
+    assert data.episodes == 3 and data.won == 3
+    replies = [conversation[-1]["content"] for conversation in data.examples]
+    assert len(replies) == 3 * 10  # 7 agents per tree: 3 launches + 3 answers after reports + 4 leaves
+    assert sum(r.startswith("<delegate>") for r in replies) == 3 * 3
+    children = [c for c in data.examples if c[0]["content"].startswith("Your task is to: add ")
+                and len(c[0]["content"].split("\n")[0].split()) < 12]
+    assert children, "child episodes are demonstrations too"
+    after_reports = [c for c in data.examples if "Sub-agent 1" in c[-2]["content"]]
+    assert len(after_reports) == 3 * 3 and all(c[-1]["content"].startswith("<action>answer") for c in after_reports)
+
+
+def test_a_share_of_flat_episodes_at_the_smallest_size():
+    expert = RecursiveExpert(RecursionSettings(), flat_share=0.5, knob="length", sizes=[8, 2])
+    data = expert(SumsEnv(SumsConfig(length=8)), PROMPT, 4)
+    firsts = [c[0]["content"] for c in data.examples if len(c) == 2]  # first turns: user, reply
+    # episodes 0, 2 recursive (sizes cycle 2, 8 by index); 1, 3 flat at the smallest size (2 digits)
+    assert [is_flat_episode(i, 0.5) for i in range(4)] == [False, True, False, True]
+    flat = [f for f in firsts if "You may delegate" not in f]
+    assert len(flat) == 2 and all(len(f.split("\n")[0].split()) == 7 for f in flat)  # "Your task is to: add d d."
+    assert data.won == 4
+    assert expert.cache_key["sizes"] == [8, 2] and expert.cache_key["flat_share"] == 0.5
