@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 ALGO ?= grpo
 ARGS ?=
 PKG ?= core
-PACKAGES := core envs rsipo evoheir
+PACKAGES := core envs rsipo evoheir rao
 # torch first: the CPU build (on this machine's disk) where no GPU is visible, so that no
 # dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
 TORCH_SPEC ?= torch==2.13.0
