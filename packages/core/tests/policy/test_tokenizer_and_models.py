@@ -24,7 +24,7 @@ def test_tokenizer_round_trips_text(tokenizer):
 
 
 def test_tokenizer_special_tokens_and_template(tokenizer):
-    assert len(tokenizer) == 300
+    assert len(tokenizer) == 300 + 2  # the BPE vocabulary + the corpus's tags <action>, </action>
     assert tokenizer.chat_template == CHATML_TEMPLATE
     assert tokenizer.eos_token == "<|im_end|>" and tokenizer.pad_token == "<|pad|>"
     assert tokenizer.padding_side == "left"
@@ -73,7 +73,7 @@ def test_tiny_builder_builds_model_and_tokenizer(corpus):
     config = TinyBuilder.Config(hidden_size=32, num_layers=1, num_heads=2, num_kv_heads=1, intermediate_size=64,
                                 vocab_size=280)
     model, tok = TinyBuilder(config).build(lambda: corpus)
-    assert len(tok) == 280 and model.config.vocab_size == 280
+    assert len(tok) == 280 + 2 and model.config.vocab_size == 280 + 2  # + <action>, </action>
 
 
 def test_load_pretrained_missing_folder(tmp_path):

@@ -24,3 +24,22 @@ def test_saved_tokenizer_splits_text_like_the_trained_one(tmp_path):
     assert loaded.apply_chat_template(messages, tokenize=True, return_dict=False) == tokenizer.apply_chat_template(
         messages, tokenize=True, return_dict=False
     )
+
+
+def test_markup_tags_are_single_tokens_that_decode_as_text(tmp_path):
+    texts = ["<think>the mug</think> <action>go to desk 1</action>", "<search>paris</search>"] * 50
+    tokenizer = train_bpe_tokenizer(texts, vocab_size=300)
+    reply = "<think>a b</think> <action>take mug 1 from desk 1</action>"
+    pieces = [tokenizer.decode([i]) for i in tokenizer.encode(reply, add_special_tokens=False)]
+    for tag in ("<think>", "</think>", "<action>", "</action>"):
+        assert pieces.count(tag) == 1
+    assert tokenizer.decode(tokenizer.encode(reply, add_special_tokens=False), skip_special_tokens=True) == reply
+    # "<search>" never occurs inside a reply here, but it was in the corpus: one token as well
+    assert len(tokenizer.encode("<search>", add_special_tokens=False)) == 1
+    tokenizer.save_pretrained(tmp_path)
+    model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, num_kv_heads=1,
+                                             intermediate_size=64), tokenizer)
+    model.save_pretrained(tmp_path)
+    _, loaded = load_pretrained(tmp_path)
+    assert loaded.encode(reply, add_special_tokens=False) == tokenizer.encode(reply, add_special_tokens=False)
+    assert model.get_input_embeddings().num_embeddings == len(tokenizer)

@@ -27,6 +27,7 @@ from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertSource, collect_expert_examples, corpus_texts
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.saving import save_policy_folder
+from coevo.core.policy.tokenizer import TOKENIZER_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ class WarmStartSettings:
 
 
 def cache_key(parts: dict) -> str:
-    blob = json.dumps({**parts, "coevo_core": coevo.core.__version__}, sort_keys=True, default=str)
+    versions = {"coevo_core": coevo.core.__version__, "tokenizer": TOKENIZER_VERSION}
+    blob = json.dumps({**parts, **versions}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
