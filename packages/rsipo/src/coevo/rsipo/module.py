@@ -28,7 +28,7 @@ import torch
 
 from coevo.core import registry
 from coevo.core.agent.types import Episode
-from coevo.core.algos.batching import Sample, micro_batches
+from coevo.core.algos.batching import Sample, first_response_position, micro_batches
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.algos.losses import aggregate, clipped_policy_gradient_loss, k3_kl
@@ -375,7 +375,7 @@ class RSIPO(GRPO):
         for mb in (micro_batches(skill_samples, cfg.micro_batch_tokens, pad_id) if skill_samples else []):
             device = self.device
             lp = sequence_token_logprobs(self.policy, mb.input_ids.to(device), mb.attention_mask.to(device),
-                                         cfg.skill.temperature)  # [b, T]
+                                         cfg.skill.temperature, first_response_position(mb))  # [b, T]
             mask, adv = mb.agent_mask.to(device), mb.advantages.to(device)
             skill_loss, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, cfg.clip_low, cfg.clip_high,
                                                          "token_mean", skill_tokens)

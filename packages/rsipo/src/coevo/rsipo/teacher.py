@@ -19,7 +19,7 @@ import torch
 
 from coevo.core.agent.prompt import with_context
 from coevo.core.agent.types import Turn
-from coevo.core.algos.batching import Sample, micro_batches
+from coevo.core.algos.batching import Sample, first_response_position, micro_batches
 from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches, chosen_logprobs
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.policy.logprobs import sequence_token_logprobs
@@ -73,7 +73,8 @@ def teacher_token_logprobs(
     out: list[list[float]] = [[] for _ in turns]
     device = next(model.parameters()).device
     for mb in micro_batches(samples, max_tokens, pad_id):
-        lp = sequence_token_logprobs(model, mb.input_ids.to(device), mb.attention_mask.to(device), temperature)  # [b, T]
+        lp = sequence_token_logprobs(model, mb.input_ids.to(device), mb.attention_mask.to(device), temperature,
+                                     first_response_position(mb))  # [b, T]
         for row, index in enumerate(mb.indices):
             n_prompt, n_resp = len(teacher_prompts[index]), len(turns[index].response_ids)
             out[index] = lp[row, n_prompt : n_prompt + n_resp].tolist()
