@@ -29,7 +29,7 @@ class CountingEngine(HFEngine):
 
 def _play(tiny_model, tokenizer, mode, n=3, greedy=False):
     engine = CountingEngine(tiny_model, tokenizer)
-    agent = AgentSettings(prompt=PROMPT, choice_temperature=1.0)
+    agent = AgentSettings(prompt=PROMPT, choice_temperature=1.0, choice_score="mean")  # long launches stay likely
     agent.sampling.max_new_tokens = 8
     envs = [SumsEnv(SumsConfig(length=8)) for _ in range(n)]
     decider = ModelDecider(engine, tokenizer, agent, greedy=greedy, generator=torch.Generator().manual_seed(0))

@@ -105,6 +105,16 @@ def test_shared_budget_stops_the_whole_tree():
     assert tree.refusals["budget"] >= 1
 
 
+def test_suggested_sub_goals_are_shown_where_the_agent_may_delegate():
+    settings = RecursionSettings(DelegationSettings(show_options=True), BudgetSettings(max_depth=2))
+    tree = _run(OracleDecider(4), settings=settings)[0]
+    root, leaf = tree.nodes[0], tree.nodes[3]
+    shown = root.episode.turns[0].messages[-1]["content"]
+    assert f"Sub-goals: {tree.nodes[1].goal} | {tree.nodes[2].goal}\nBudget:" in shown
+    assert "Sub-goals" not in root.episode.turns[1].messages[-1]["content"]  # the oracle answers now
+    assert "Sub-goals" not in leaf.episode.turns[0].messages[-1]["content"]  # at the depth cap
+
+
 def test_ancestor_context_shows_the_chain_of_goals():
     settings = RecursionSettings(DelegationSettings(context="ancestors"))
     tree = _run(OracleDecider(4), settings=settings)[0]

@@ -32,6 +32,11 @@ def ancestors_line(goals: list[str]) -> str:
     return "Ancestors: " + " > ".join(goals)
 
 
+def options_line(goals: list[str]) -> str:
+    """The environment's suggested sub-goals, shown like admissible commands (``delegation.show_options``)."""
+    return "Sub-goals: " + " | ".join(goals)
+
+
 def budget_line(left: int, shared: bool) -> str:
     return f"Budget: {left} steps left" + (" (shared)" if shared else "")
 

@@ -3,7 +3,8 @@
 First user message: the environment's opening observation (or its task sentence, per
 ``agent.prompt.first_observation``), then the ancestor chain (``delegation.context=ancestors``)
 and the delegation grammar (when the agent may delegate). Latest user message: core's reminder,
-memory and admissible lines, then the budget line. At the context limit the oldest history
+memory and admissible lines, then the suggested sub-goals (``delegation.show_options``) and the
+budget line. At the context limit the oldest history
 pairs are dropped first, exactly as core's agent loop does; when even the shortest prompt is too
 long the agent ends with ``context_overflow``.
 """
@@ -30,22 +31,22 @@ def first_message(prompt: PromptSettings, observation: str, env: Environment, an
     return "\n".join(lines)
 
 
-def node_messages(prompt: PromptSettings, node: Node, keep: int, budget: str) -> list[Message]:
+def node_messages(prompt: PromptSettings, node: Node, keep: int, extra: str) -> list[Message]:
     env = node.env
     admissible = env.admissible_actions() if prompt.show_admissible else None
     memory = env.memory() if prompt.memory else None
     messages = build_messages(prompt, node.first_message, node.history, memory, admissible, keep, goal=env.goal)
-    messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n" + budget}
+    messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n" + extra}
     return messages
 
 
-def fit_prompt(prompt: PromptSettings, node: Node, budget: str, tokenizer) -> tuple[list[int], list[Message]] | None:
+def fit_prompt(prompt: PromptSettings, node: Node, extra: str, tokenizer) -> tuple[list[int], list[Message]] | None:
     """``(token ids, messages)`` of the longest history that fits ``max_prompt_tokens``; ``None`` if
     nothing fits. Without a tokenizer (oracle demonstrations before one exists) nothing is cut."""
     if tokenizer is None:
-        return [], node_messages(prompt, node, prompt.history_turns, budget)
+        return [], node_messages(prompt, node, prompt.history_turns, extra)
     for keep in range(min(prompt.history_turns, len(node.history)), -1, -1):
-        messages = node_messages(prompt, node, keep, budget)
+        messages = node_messages(prompt, node, keep, extra)
         ids = render_prompt(tokenizer, messages)
         if len(ids) <= prompt.max_prompt_tokens:
             return ids, messages

@@ -81,12 +81,16 @@ class TreeRunner:
         if left <= 0 or (self.max_turns is not None and node.turns_taken >= self.max_turns):
             self._finish(node, "out_of_steps")
             return None
-        fitted = fit_prompt(self.prompt, node, text.budget_line(left, tree.shared_left is not None), self.tokenizer)
+        may_delegate = self._may_delegate(tree, node)
+        lines = [text.budget_line(left, tree.shared_left is not None)]
+        if may_delegate and self.settings.delegation.show_options:
+            goals = oracle_goals(node.env, self.settings.delegation.max_children)
+            lines = ([text.options_line(goals)] if goals else []) + lines
+        fitted = fit_prompt(self.prompt, node, "\n".join(lines), self.tokenizer)
         if fitted is None:
             node.episode.context_overflow = True
             self._finish(node, "context_overflow")
             return None
-        may_delegate = self._may_delegate(tree, node)
         options = self._options(node, may_delegate) if mode == "choose" else None
         if options == []:
             self._finish(node, "no_actions")

@@ -25,6 +25,9 @@ class DelegationSettings:
     # none: no delegate candidates (only free generation can delegate)
     options: str = "oracle"
     singles: bool = True
+    # list the oracle's suggested sub-goals in the prompt ("Sub-goals: … | …"), as core's
+    # show_admissible lists commands: helps a small model write launches in generation mode
+    show_options: bool = False
 
     def __post_init__(self):
         if self.context not in CONTEXTS:
