@@ -78,7 +78,10 @@ def test_several_updates_per_batch_recompute_old_logprobs_and_clip(compose_train
     # by one batch per 2 steps
     cfg = compose_train("trainer.max_steps=4", "warmstart.enabled=false", "eval.before=false", "eval.after=false",
                         "algo.updates_per_batch=2", "algo.skip_zero_advantage=false", "algo.optim.lr=1e-2",
-                        "algo.clip_low=0.01", "algo.clip_high=0.01")
+                        "algo.clip_low=0.01", "algo.clip_high=0.01",
+                        # untrained model: length-normalised scores keep the choice policy stochastic
+                        # (sums favour the shortest command almost surely), so groups differ
+                        "agent.choice_score=mean")
     result = train.run(cfg)
     assert result["steps"] == 4
     rows = _metrics(tmp_path / "run")

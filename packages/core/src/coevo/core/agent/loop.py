@@ -34,7 +34,7 @@ class AgentSettings:
     invalid_penalty: float = 0.1  # subtracted from the return per invalid action
     max_turns: int | None = None  # defaults to the environment's max_steps
     choice_temperature: float = 1.0  # temperature of the softmax over candidate scores
-    choice_score: str = "mean"  # candidate score: "sum" (sequence log-likelihood) | "mean" (per token)
+    choice_score: str = "sum"  # candidate score: "sum" (sequence log-likelihood) | "mean" (per token)
 
     def __post_init__(self):
         if self.mode not in MODES:
