@@ -1,12 +1,14 @@
 """Wall time of the default training commands (``make train ALGO=...``) before and after a change.
 
-"Before" is a git worktree of ``--base`` whose ``packages/*/src`` go first on ``PYTHONPATH``;
-"after" is this working tree. Each command runs the CLI exactly as ``make train`` does, with
-fewer steps and no evaluations (the training steps are what changed), in a fresh process;
-before/after alternate (ABBA...) over ``--repeats``. Printed per command: median step time
-(each run's first step excluded), the whole process's wall time, and after/before.
+"Before" and "after" are git worktrees of two revisions (e.g. HEAD, and HEAD with the change
+reverted); each run puts its tree's ``packages/*/src`` first on ``PYTHONPATH`` and runs in that
+tree (its ``configs/``), so nobody's uncommitted work takes part. Both share one warm-start cache
+(this checkout's ``.cache/coevo/warmstart``). Each command runs the CLI exactly as ``make train``
+does, with fewer steps and no evaluations (the training steps are what changed), in a fresh
+process; before/after alternate (ABBA...) over ``--repeats``. Printed per command: median step
+time (each run's first step excluded), the whole process's wall time, and after/before.
 
-    python bench/hot_path_ab.py --base <git rev> [--repeats 2] [--only grpo,rsipo]
+    python bench/hot_path_ab.py --before <git rev> [--after HEAD] [--repeats 2] [--only grpo,rsipo]
 """
 
 from __future__ import annotations
@@ -31,23 +33,21 @@ COMMANDS = {  # name: (make train equivalent, hydra overrides, steps)
 
 
 def worktree(rev: str) -> Path:
-    path = Path(tempfile.gettempdir()) / f"coevo-base-{rev[:12]}"
+    path = Path(tempfile.gettempdir()) / f"coevo-rev-{rev[:12]}"
     if not path.exists():
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev], check=True)
     return path
 
 
-def run_once(tree: Path | None, overrides: list[str], steps: int, tmp: Path, tag: str) -> dict:
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in sorted(tree.glob("packages/*/src")))
+def run_once(tree: Path, overrides: list[str], steps: int, tmp: Path, tag: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in sorted(tree.glob("packages/*/src")))}
     out = tmp / f"{tag}.json"
     args = [sys.executable, str(ROOT / "bench" / "hot_path" / "timed_cli.py"), str(out), *overrides,
             f"trainer.max_steps={steps}", "eval.before=false", "eval.after=false", "trainer.progress_bar=false",
-            f"run_dir={tmp / tag}", "overwrite=true"]
+            f"run_dir={tmp / tag}", "overwrite=true", f"warmstart.cache_dir={ROOT / '.cache' / 'coevo' / 'warmstart'}"]
     start = time.perf_counter()
     with open(tmp / f"{tag}.log", "w") as log:
-        done = subprocess.run(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        done = subprocess.run(args, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{tag} failed: see {tmp / (tag + '.log')}")
@@ -56,16 +56,15 @@ def run_once(tree: Path | None, overrides: list[str], steps: int, tmp: Path, tag
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base", required=True, help="git revision of the 'before' code")
+    parser.add_argument("--before", required=True, help="git revision of the 'before' code")
+    parser.add_argument("--after", default="HEAD", help="git revision of the 'after' code")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--only", default=",".join(COMMANDS), help="comma-separated: " + ",".join(COMMANDS))
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "hot_path_ab.json"))
     args = parser.parse_args()
-    base = subprocess.run(["git", "-C", str(ROOT), "rev-parse", args.base], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    tree = worktree(base)
+    revs = {side: subprocess.run(["git", "-C", str(ROOT), "rev-parse", getattr(args, side)], check=True,
+                                 capture_output=True, text=True).stdout.strip() for side in ("before", "after")}
+    trees = {side: worktree(rev) for side, rev in revs.items()}
     tmp = Path(tempfile.mkdtemp(prefix="bench-hot-path-"))
     results, loads, started = {}, [os.getloadavg()[0]], time.time()
     for name in args.only.split(","):
@@ -73,8 +72,7 @@ def main() -> int:
         runs = {"before": [], "after": []}
         for repeat in range(args.repeats):
             for side in (("before", "after") if repeat % 2 == 0 else ("after", "before")):
-                runs[side].append(run_once(tree if side == "before" else None, overrides, steps, tmp,
-                                           f"{name}-{side}-{repeat}"))
+                runs[side].append(run_once(trees[side], overrides, steps, tmp, f"{name}-{side}-{repeat}"))
                 loads.append(os.getloadavg()[0])
                 r = runs[side][-1]
                 print(f"{name} {side:6} #{repeat}: steps {[round(s, 1) for s in r['step_seconds']]} s, "
@@ -97,7 +95,7 @@ def main() -> int:
         "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)),
         "machine": f"{platform.machine()}, {os.cpu_count()} logical CPUs", "load_average": loads,
-        "before": base, "after": f"{head} + working tree", "results": results,
+        "before": revs["before"], "after": revs["after"], "results": results,
     }
     Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
     return 0

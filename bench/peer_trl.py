@@ -90,11 +90,10 @@ def main() -> int:
         worker(args.worker, args.workload, args.result)
         return 0
 
-    from transformers import AutoConfig
-
     from peer.flops import matmul_peak
     from peer.report import summarize, table
     from peer.workload import Workload, train_config
+    from transformers import AutoConfig
 
     base = Workload(model_dir="", steps=args.steps, tasks_per_step=args.tasks_per_step, group_size=args.group_size,
                     max_new_tokens=args.max_new_tokens, lr=args.lr, kl_coef=args.kl, threads=args.threads,

@@ -11,6 +11,7 @@ import torch
 
 from coevo.core.algos.buckets import padded_buckets
 
+
 @dataclass
 class Sample:
     input_ids: list[int]  # prompt + response
