@@ -8,30 +8,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from coevo.core.agent.parsing import format_action
 from coevo.core.agent.prompt import DEFAULT_SYSTEM_PROMPT
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
-from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
+from coevo.core.testing.fast_configs import boxes_corpus
 
 TINY_CONFIG = TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1, intermediate_size=64)
-
-
-def boxes_corpus(num_tasks: int = 24) -> list[str]:
-    """Texts of the boxes env: first observations, commands, answers, memory lines and the system prompt."""
-    env = BoxesEnv(BoxesConfig(num_boxes=4))
-    texts = [DEFAULT_SYSTEM_PROMPT, env.invalid_observation]
-    for index in range(num_tasks):
-        texts.append(env.reset(env.task("train", index)))
-        while True:
-            texts += env.admissible_actions()
-            texts += [format_action(a) for a in env.admissible_actions()]
-            texts.append("Memory: " + env.memory())
-            result = env.step(env.expert_action())
-            texts.append(result.observation)
-            if result.done:
-                break
-    return texts
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,7 +28,7 @@ def _single_thread_torch():
 
 @pytest.fixture(scope="session")
 def corpus() -> list[str]:
-    return boxes_corpus()
+    return boxes_corpus(extra=[DEFAULT_SYSTEM_PROMPT])
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 from omegaconf import OmegaConf
 
@@ -91,6 +93,8 @@ def test_build_component_unknown_name_lists_installed():
     assert "'boxes'" in message  # installed names are listed
 
 
+@pytest.mark.skipif(importlib.util.find_spec("coevo.rsipo") is not None,
+                    reason="coevo-rsipo is installed here (the hint is for a missing plugin)")
 def test_build_component_hinted_name_names_the_package():
     with pytest.raises(ConfigError, match="pip install coevo-rsipo"):
         build_component(registry.algorithms, {"name": "rsipo"}, "algo")

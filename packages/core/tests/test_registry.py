@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -55,6 +56,8 @@ def test_unknown_name_lists_installed_names(no_discovery):
     assert isinstance(info.value, LookupError)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("coevo.rsipo") is not None,
+                    reason="coevo-rsipo is installed here (the hint is for a missing plugin)")
 def test_hinted_name_names_the_package_to_install(no_discovery):
     with pytest.raises(RegistryError) as info:
         registry.algorithms.get("rsipo")

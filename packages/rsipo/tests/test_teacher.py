@@ -70,13 +70,14 @@ def test_truncation_rule_cuts_the_skill_to_fit_every_turn(tokenizer):
 
 
 def test_without_a_skill_the_teacher_scores_equal_the_student(tokenizer, tiny_model):
-    loop = AgentLoop(HFEngine(None, tiny_model, tokenizer), tokenizer, AgentSettings(mode="choose"))
+    settings = AgentSettings(mode="choose", choice_score="mean")
+    loop = AgentLoop(HFEngine(None, tiny_model, tokenizer), tokenizer, settings)
     env = BoxesEnv(BoxesConfig())
     episode = loop.run([env.task("train", 5)], [env], generator=torch.Generator().manual_seed(0))[0]
     turns = episode.turns
     prompts = [render_prompt(tokenizer, teacher_messages(t.messages, None)) for t in turns]
     pad = tokenizer.pad_token_id
-    choice = teacher_choice_logprobs(tiny_model, prompts, turns, pad, "mean", 1.0, 4096)
+    choice = teacher_choice_logprobs(tiny_model, prompts, turns, pad, settings.choice_score, 1.0, 4096)
     assert choice == pytest.approx([t.choice_logprob for t in turns], abs=1e-5)
     tokens = teacher_token_logprobs(tiny_model, prompts, turns, pad, 1.0, 4096)
     for turn, values in zip(turns, tokens):

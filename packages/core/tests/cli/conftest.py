@@ -1,31 +1,12 @@
 """Compose the repository's Hydra configs for a fast CPU run on the ``boxes`` env with a tiny model."""
 
-from pathlib import Path
-
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[4] / "configs")
+from coevo.core.testing.fast_configs import FAST_BOXES, TINY_MODEL, compose_fast, repository_configs
 
-FAST = [
-    "env=boxes",
-    "model.hidden_size=32",
-    "model.num_layers=2",
-    "model.num_heads=2",
-    "model.num_kv_heads=1",
-    "model.intermediate_size=64",
-    "model.vocab_size=300",
-    "warmstart.episodes=40",
-    "warmstart.sft.epochs=2",
-    "warmstart.sft.batch_size=16",
-    "algo.tasks_per_step=2",
-    "algo.group_size=4",
-    "algo.optim.lr=1e-3",
-    "eval.num_tasks=6",
-    "trainer.checkpoint_every=1",
-    "trainer.progress_bar=false",
-]
+CONFIG_DIR = repository_configs(__file__)
+FAST = [*FAST_BOXES, "algo.tasks_per_step=2", "algo.group_size=4", "algo.optim.lr=1e-3", "trainer.checkpoint_every=1"]
 
 
 @pytest.fixture(autouse=True)
@@ -41,11 +22,7 @@ def compose_train(tmp_path):
     """``compose_train(*overrides)`` → a train config writing under tmp_path (cache shared per test)."""
 
     def _compose(*overrides: str):
-        fast = FAST if "model=hf" not in overrides else [o for o in FAST if not o.startswith("model.")]
-        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-            return compose(
-                "train",
-                overrides=[*fast, f"warmstart.cache_dir={tmp_path / 'cache'}", f"run_dir={tmp_path / 'run'}", *overrides],
-            )
+        base = FAST if "model=hf" not in overrides else [o for o in FAST if o not in TINY_MODEL]
+        return compose_fast(CONFIG_DIR, overrides, tmp_path / "cache", tmp_path / "run", base)
 
     return _compose

@@ -18,10 +18,11 @@ def _metrics(run_dir):
 
 
 def test_grpo_smoke_changes_every_trainable_parameter(compose_train, tmp_path):
-    # warm start off: the random-init model explores, so groups have unequal returns and every
+    # warm start off: the random-init model explores (length-normalised scores: sequence sums would
+    # pick the shortest command almost surely), so groups have unequal returns and every
     # parameter (embeddings, attention, MLP, norms) receives gradient
     cfg = compose_train("trainer.max_steps=3", "warmstart.enabled=false", "eval.before=false", "eval.after=false",
-                        "algo.skip_zero_advantage=false", "algo.kl_coef=0.05")
+                        "algo.skip_zero_advantage=false", "algo.kl_coef=0.05", "agent.choice_score=mean")
     from coevo.core.cli.components import env_factory
     from coevo.core.cli.schema import TrainSchema
     from coevo.core.config import validate

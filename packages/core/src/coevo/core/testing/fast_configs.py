@@ -1,0 +1,63 @@
+"""Fast CPU test configurations shared by every coevo package's tests.
+
+``compose_fast`` composes the repository's Hydra ``train`` config with a tiny Qwen2 (hidden 32,
+2 layers), a 40-episode warm start and a 6-task evaluation, writing under the caller's folders, so
+a whole train → evaluate → report run takes seconds. ``boxes_corpus`` is the text of core's
+``boxes`` environment for training a test tokenizer. Packages add their own overrides on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+from coevo.core.agent.parsing import format_action
+from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
+
+TINY_MODEL = [
+    "model.hidden_size=32",
+    "model.num_layers=2",
+    "model.num_heads=2",
+    "model.num_kv_heads=1",
+    "model.intermediate_size=64",
+    "model.vocab_size=300",
+]
+FAST_WARMSTART = ["warmstart.episodes=40", "warmstart.sft.epochs=2", "warmstart.sft.batch_size=16"]
+FAST_BOXES = ["env=boxes", *TINY_MODEL, *FAST_WARMSTART, "eval.num_tasks=6", "trainer.progress_bar=false"]
+
+
+def repository_configs(test_file: str | Path) -> str:
+    """The repository's ``configs/`` folder, found upwards from a test file."""
+    for folder in Path(test_file).resolve().parents:
+        if (folder / "configs" / "train.yaml").is_file():
+            return str(folder / "configs")
+    raise FileNotFoundError(f"no configs/train.yaml above {test_file}")
+
+
+def compose_fast(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_dir: Path,
+                 base: Iterable[str] = FAST_BOXES) -> DictConfig:
+    """The ``train`` config: ``base``, then the warm-start cache and run folders, then ``overrides``."""
+    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
+        return compose("train", overrides=[*base, f"warmstart.cache_dir={cache_dir}", f"run_dir={run_dir}",
+                                           *overrides])
+
+
+def boxes_corpus(num_tasks: int = 24, extra: Iterable[str] = ()) -> list[str]:
+    """Texts of the boxes env (first observations, commands as replies, memory lines, observations)
+    plus ``extra``, for training a test tokenizer."""
+    env = BoxesEnv(BoxesConfig(num_boxes=4))
+    texts = [env.invalid_observation, *extra]
+    for index in range(num_tasks):
+        texts.append(env.reset(env.task("train", index)))
+        while True:
+            texts += env.admissible_actions()
+            texts += [format_action(a) for a in env.admissible_actions()]
+            texts.append("Memory: " + env.memory())
+            result = env.step(env.expert_action())
+            texts.append(result.observation)
+            if result.done:
+                break
+    return texts
