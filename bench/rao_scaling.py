@@ -11,6 +11,9 @@ lockstep on the same tasks with delegation disabled, ``algo.flat_baseline=train`
    tree in one engine call per round (``recursion.schedule=batched``) against one agent at a time
    (``sequential``), on the same tasks, greedy; best of ``--repeats``.
 
+Each run also reports the environment steps each agent took until its sampled training success
+(moving average over 3 steps) first reached ``--target`` (``null``: never).
+
     python bench/rao_scaling.py [--steps 20] [--tasks 20] [--depth 3] [--repeats 2]
 
 Writes ``bench/results/rao_scaling.json`` (the command, date, machine and every number).
@@ -47,14 +50,29 @@ def compose_run(run_dir: Path, overrides: list[str]):
         return compose("train", overrides=["algo=rao", f"run_dir={run_dir}", "overwrite=true", *overrides])
 
 
-def train_and_report(run_dir: Path, overrides: list[str]) -> dict:
+def steps_to_target(metrics: list[dict], prefix: str, target: float) -> dict:
+    """Env steps (running total) at the first optimizer step whose 3-step mean success >= target."""
+    values = [m.get(f"train/{prefix}success") for m in metrics]
+    for i in range(len(values)):
+        window = [v for v in values[max(0, i - 2) : i + 1] if v is not None]
+        if window and sum(window) / len(window) >= target:
+            return {"step": metrics[i]["step"], "env_steps": metrics[i].get(f"train/{prefix}env_steps_total")}
+    return {"step": None, "env_steps": None}
+
+
+def train_and_report(run_dir: Path, overrides: list[str], target: float) -> dict:
     cfg = compose_run(run_dir, overrides)
     start = time.perf_counter()
     train.run(cfg)
     rows = json.loads((run_dir / "rao_report.json").read_text())
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
     return {"overrides": overrides, "seconds": round(time.perf_counter() - start, 1),
             "rows": [{"label": r["label"], "value": r.get("value"), "split": r["split"],
-                      "recursive": r["recursive"], "flat": r.get("flat")} for r in rows]}
+                      "recursive": r["recursive"], "flat": r.get("flat")} for r in rows],
+            "to_target": {"target": target, "recursive": steps_to_target(metrics, "", target),
+                          "flat": steps_to_target(metrics, "flat/", target)},
+            "final_train_success": {"recursive": metrics[-1].get("train/success") if metrics else None,
+                                    "flat": metrics[-1].get("train/flat/success") if metrics else None}}
 
 
 def schedules(run_dir: Path, overrides: list[str], tasks: int, repeats: int) -> list[dict]:
@@ -93,6 +111,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=20, help="held-out tasks per row")
     parser.add_argument("--depth", type=int, default=3, help="algebra training depth d (evaluated at d and 2d)")
     parser.add_argument("--repeats", type=int, default=2, help="timing repeats (best of)")
+    parser.add_argument("--target", type=float, default=0.5, help="training success whose env steps are reported")
     parser.add_argument("--runs", default="runs/bench-rao", help="folder of the training runs")
     parser.add_argument("--skip", nargs="*", default=[], choices=["longctx", "algebra", "schedules"])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "rao_scaling.json"))
@@ -107,9 +126,10 @@ def main() -> None:
     }
     longctx = []
     if "longctx" not in args.skip:
-        result["longctx"] = train_and_report(runs / "longctx", common + longctx)
+        result["longctx"] = train_and_report(runs / "longctx", common + longctx, args.target)
     if "algebra" not in args.skip:
-        result["algebra"] = train_and_report(runs / "algebra", common + ["env=algebra", f"env.depth={args.depth}"])
+        result["algebra"] = train_and_report(runs / "algebra", common + ["env=algebra", f"env.depth={args.depth}"],
+                                             args.target)
     if "schedules" not in args.skip:
         result["schedules"] = schedules(runs / "longctx", common + longctx, args.tasks, args.repeats)
     Path(args.out).write_text(json.dumps(result, indent=1, default=float))
