@@ -33,7 +33,7 @@ def test_oracle_tree_is_solved_and_every_parent_reads_its_childrens_reports():
     root = tree.nodes[0]
     launch, answer = root.episode.turns
     assert launch.action.startswith("<delegate>") and launch.observation.startswith("Sub-agent 1 'add ")
-    assert "finished after 4 steps: answered" in launch.observation  # child 1 subtree: its 2 turns + 2 leaves
+    assert "finished after 4 steps (1 left): answered" in launch.observation  # subtree: 2 turns + 2 leaves; 3 - 2 left
     assert "partials: " in answer.messages[-1]["content"] and "Budget: 2 steps left" in answer.messages[-1]["content"]
     assert tree.env_steps == 7 and tree.turns == 10
     assert "You may delegate" in root.first_message and "You may delegate" in tree.nodes[3].first_message

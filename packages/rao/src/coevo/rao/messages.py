@@ -50,9 +50,10 @@ def malformed(reason: str) -> str:
     return f"Malformed delegation: {reason}. Use {GRAMMAR}."
 
 
-def child_report(number: int, goal: str, end: str, result: str, used: int) -> str:
-    """One finished child, as its parent reads it: how it ended, steps used, its finish message
-    (the goal is quoted unless the finish message already states it)."""
+def child_report(number: int, goal: str, end: str, result: str, used: int, left: int) -> str:
+    """One finished child, as its parent reads it: how it ended, the steps its subtree used and the
+    budget left (the child's own, or the tree's when shared), its finish message (the goal is
+    quoted unless the finish message already states it)."""
     named = f" '{goal}'" if goal not in result else ""
-    text = f"Sub-agent {number}{named} {ENDINGS[end]} after {used} steps"
+    text = f"Sub-agent {number}{named} {ENDINGS[end]} after {used} steps ({left} left)"
     return text + (f": {result}" if result else ".")

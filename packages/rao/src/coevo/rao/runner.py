@@ -206,7 +206,8 @@ class TreeRunner:
             lines = []
             for number, child in enumerate(children, 1):
                 result = node.env.join(child.env) or child.last_observation
-                lines.append(text.child_report(number, child.goal, child.end, result, tree.subtree_turns(child)))
+                lines.append(text.child_report(number, child.goal, child.end, result, tree.subtree_turns(child),
+                                               steps_left(tree, child, self.settings)))
             self._observe(node, node.episode.turns[-1], "\n".join(lines + node.notes), invalid=False)
             node.status, node.waiting_on, node.notes = ACTING, [], []
 
