@@ -20,6 +20,9 @@ def summarize(runs: list[dict], config, peak: float) -> dict:
         "update_seconds": med("update_seconds"),
         "generated_tokens_per_step": med("generated_tokens"),
         "trained_tokens_per_step": med("trained_tokens"),
+        "rollout_s_per_1k_generated": statistics.median(1e3 * r["generate_seconds"] / r["generated_tokens"]
+                                                        for r in steady),
+        "update_s_per_1k_trained": statistics.median(1e3 * r["update_seconds"] / r["trained_tokens"] for r in steady),
         "generated_tok_s": statistics.median(r["generated_tokens"] / r["step_seconds"] for r in steady),
         "trained_tok_s": statistics.median(r["trained_tokens"] / r["step_seconds"] for r in steady),
         "train_flops_per_step": statistics.median(flops),
@@ -41,12 +44,14 @@ def _halves(rows: list[dict]) -> tuple[float, float]:
 
 def table(coevo: dict, trl: dict) -> str:
     """The side-by-side table with coevo / TRL ratios."""
-    lines = [f"{'':28} {'coevo':>10} {'TRL':>10} {'coevo/TRL':>10}"]
+    lines = [f"{'':30} {'coevo':>10} {'TRL':>10} {'coevo/TRL':>10}"]
     rows = [
         ("step time (s, median)", "step_seconds", "{:.3f}"),
         ("  rollout (s)", "rollout_seconds", "{:.3f}"),
         ("  update (s)", "update_seconds", "{:.3f}"),
         ("generated tokens / step", "generated_tokens_per_step", "{:.0f}"),
+        ("rollout s / 1k generated tok", "rollout_s_per_1k_generated", "{:.3f}"),
+        ("update s / 1k trained tok", "update_s_per_1k_trained", "{:.3f}"),
         ("generated tokens / s", "generated_tok_s", "{:.0f}"),
         ("trained tokens / s", "trained_tok_s", "{:.0f}"),
         ("MFU, whole step", "mfu_step", "{:.2%}"),
@@ -57,7 +62,7 @@ def table(coevo: dict, trl: dict) -> str:
     for label, key, fmt in rows:
         a, b = coevo[key], trl[key]
         ratio = f"{a / b:.3f}" if b and "reward" not in key else ""
-        lines.append(f"{label:28} {fmt.format(a):>10} {fmt.format(b):>10} {ratio:>10}")
-    lines.append(f"{'parameters changed':28} {coevo['params_changed']:>6}/{coevo['params_total']:<3} "
+        lines.append(f"{label:30} {fmt.format(a):>10} {fmt.format(b):>10} {ratio:>10}")
+    lines.append(f"{'parameters changed':30} {coevo['params_changed']:>6}/{coevo['params_total']:<3} "
                  f"{trl['params_changed']:>6}/{trl['params_total']:<3}")
     return "\n".join(lines)

@@ -31,7 +31,7 @@ class Workload:
     tasks_per_step: int = 4  # distinct prompts per step
     group_size: int = 8  # completions per prompt (GRPO's G)
     max_new_tokens: int = 64  # completion length limit (both sides stop at the end-of-turn token)
-    lr: float = 1e-3
+    lr: float = 3e-4
     kl_coef: float = 0.0  # TRL's default beta; 0: no reference forward on either side
     temperature: float = 1.0
     invalid_penalty: float = 0.1  # coevo's default (configs/train.yaml)
