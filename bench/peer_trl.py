@@ -43,10 +43,10 @@ def worker(side: str, workload_path: str, result_path: str) -> None:
 
 
 def model_folder(name: str, cfg) -> str:
-    from peer.model_folder import smollm2_folder, tiny_math_folder
+    from peer.model_folder import smollm2_folder, warm_start_folder
 
     if name == "tiny":
-        return str(tiny_math_folder(cfg))
+        return str(warm_start_folder(cfg))
     if name == "smollm2":
         return str(smollm2_folder(Path("runs/bench-peer/smollm2")))
     return name

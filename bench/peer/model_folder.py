@@ -23,8 +23,8 @@ from coevo.core.warmstart import warm_start
 from .workload import settings
 
 
-def tiny_math_folder(cfg: DictConfig) -> Path:
-    """coevo's (cached) warm-started tiny model for the math environment of ``cfg``."""
+def warm_start_folder(cfg: DictConfig) -> Path:
+    """coevo's (cached) warm-started model of ``cfg`` (the folder ``make train`` would train from)."""
     train = settings(cfg)
     _, env_cfg, make = env_factory(cfg.env)
     builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
