@@ -2,7 +2,7 @@
 
 import pytest
 
-from coevo.rao.protocol import Delegation, Malformed, format_delegation, parse_reply, same_goal
+from coevo.rao.protocol import Delegation, Malformed, format_delegation, parse_reply, resolve, same_goal
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,10 @@ def test_format_round_trips_and_goals_compare_loosely():
     goals = ("count red in chunks 1-2", "count red in chunks 3-4")
     assert parse_reply(format_delegation(goals)) == Delegation(goals)
     assert same_goal("Add  1 2", "add 1 2") and not same_goal("add 1 2", "add 1 3")
+
+
+def test_numbered_goals_resolve_to_the_listed_sub_goals():
+    shown = ["count red in chunks 0-1", "count red in chunks 2-3"]
+    assert parse_reply("<delegate>#2</delegate>") == Delegation(("#2",))
+    assert resolve("#2", shown) == shown[1] and resolve("count x", shown) == "count x"
+    assert resolve("#3", shown) is None and resolve("#0", shown) is None and resolve("#1", []) is None

@@ -110,9 +110,21 @@ def test_suggested_sub_goals_are_shown_where_the_agent_may_delegate():
     tree = _run(OracleDecider(4), settings=settings)[0]
     root, leaf = tree.nodes[0], tree.nodes[3]
     shown = root.episode.turns[0].messages[-1]["content"]
-    assert f"Sub-goals: {tree.nodes[1].goal} | {tree.nodes[2].goal}\nBudget:" in shown
+    assert f"Sub-goals: #1 {tree.nodes[1].goal} | #2 {tree.nodes[2].goal}\nBudget:" in shown
+    assert root.episode.turns[0].response_text == "<delegate>#1</delegate><delegate>#2</delegate>"
+    assert tree.won and [n.goal for n in tree.nodes[1:3]] == [g.split(" ", 1)[1] for g in shown.split(
+        "Sub-goals: ")[1].split("\n")[0].split(" | ")]  # the numbers launched the listed goals
     assert "Sub-goals" not in root.episode.turns[1].messages[-1]["content"]  # the oracle answers now
     assert "Sub-goals" not in leaf.episode.turns[0].messages[-1]["content"]  # at the depth cap
+
+
+def test_a_sub_goal_number_that_was_not_listed_is_refused():
+    settings = RecursionSettings(DelegationSettings(show_options=True))
+    replies = iter(["<delegate>#3</delegate><delegate>#2</delegate>", "<delegate>#1</delegate>"])
+    tree = _run(ScriptDecider(lambda r: next(replies, "<action>answer 0</action>")), settings=settings, length=8)[0]
+    first = tree.nodes[0].episode.turns[0]
+    assert tree.refusals["reference"] == 1 and "Refused '#3': no such sub-goal number" in first.observation
+    assert len(tree.nodes[0].children) == 1 and tree.nodes[1].goal.startswith("add ")
 
 
 def test_ancestor_context_shows_the_chain_of_goals():

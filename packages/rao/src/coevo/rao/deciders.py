@@ -19,7 +19,7 @@ from coevo.core.agent.loop import AgentSettings
 from coevo.core.env.protocol import Environment
 from coevo.core.policy.candidates import candidate_scores
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
-from coevo.rao.protocol import format_delegation
+from coevo.rao.protocol import format_delegation, reference
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Request:
     messages: list[dict[str, str]]
     options: list[str] | None  # choice mode: the candidate replies (commands, delegations); None: generate
     may_delegate: bool  # a launch by this agent could be admitted (enabled, depth, room)
+    shown: list[str] | None = None  # sub-goals listed in the prompt, which a launch may name as #k
 
 
 @dataclass
@@ -63,7 +64,8 @@ class OracleDecider:
         for r in requests:
             goals = oracle_goals(r.env, self.max_children) if r.may_delegate else []
             if goals:
-                text = format_delegation(goals)
+                text = format_delegation([reference(r.shown.index(g) + 1) if r.shown and g in r.shown else g
+                                          for g in goals])
             else:
                 action = r.env.expert_action()
                 if action is None:

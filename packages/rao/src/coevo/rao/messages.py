@@ -25,6 +25,7 @@ REFUSALS = {
     "nodes": "agent limit of the tree reached",
     "budget": "no steps left in the budget",
     "fork": "cannot fork",
+    "reference": "no such sub-goal number",
 }
 
 
@@ -33,8 +34,8 @@ def ancestors_line(goals: list[str]) -> str:
 
 
 def options_line(goals: list[str]) -> str:
-    """The environment's suggested sub-goals, shown like admissible commands (``delegation.show_options``)."""
-    return "Sub-goals: " + " | ".join(goals)
+    """The environment's suggested sub-goals, numbered for ``<delegate>#k</delegate>`` (``delegation.show_options``)."""
+    return "Sub-goals: " + " | ".join(f"#{k} {g}" for k, g in enumerate(goals, 1))
 
 
 def budget_line(left: int, shared: bool) -> str:

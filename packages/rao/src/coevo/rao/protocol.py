@@ -8,6 +8,10 @@ unclosed tag, text before or after the tags, a tag inside a goal, an action mixe
 delegations — is *malformed*: the agent gets a refusal message that states the grammar, and it
 is counted; parsing never raises. Empty goals parse (as ``""``) and are refused one by one at
 launch, so the other goals of the same reply still run.
+
+Where the prompt lists suggested sub-goals (``Sub-goals: #1 … | #2 …``, see
+``delegation.show_options``), a goal may name one by number: ``<delegate>#2</delegate>`` launches
+the second suggestion (``resolve``); a number that was not shown is refused.
 """
 
 from __future__ import annotations
@@ -46,6 +50,23 @@ def parse_reply(text: str) -> Delegation | Malformed | None:
     if any("<" in g or ">" in g for g in goals):
         return Malformed("a goal may not contain tags")
     return Delegation(goals)
+
+
+_REFERENCE = re.compile(r"^#(\d+)$")
+
+
+def resolve(goal: str, shown: list[str]) -> str | None:
+    """``goal`` itself, or the shown sub-goal that ``#k`` names; ``None`` for a number not shown."""
+    match = _REFERENCE.match(goal)
+    if match is None:
+        return goal
+    k = int(match.group(1))
+    return shown[k - 1] if 1 <= k <= len(shown) else None
+
+
+def reference(k: int) -> str:
+    """The goal text that names the k-th shown sub-goal (1-based)."""
+    return f"#{k}"
 
 
 def format_delegation(goals: list[str] | tuple[str, ...]) -> str:

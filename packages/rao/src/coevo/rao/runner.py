@@ -24,7 +24,7 @@ from coevo.rao import messages as text
 from coevo.rao.budget import admit, charge, steps_left
 from coevo.rao.deciders import Decider, Reply, Request, oracle_goals
 from coevo.rao.prompting import first_message, fit_prompt
-from coevo.rao.protocol import Delegation, Malformed, format_delegation, parse_reply
+from coevo.rao.protocol import Delegation, Malformed, format_delegation, parse_reply, reference, resolve
 from coevo.rao.settings import RecursionSettings
 from coevo.rao.tree import ACTING, DONE, PENDING, WAITING, Node, Tree
 
@@ -83,9 +83,10 @@ class TreeRunner:
             return None
         may_delegate = self._may_delegate(tree, node)
         lines = [text.budget_line(left, tree.shared_left is not None)]
+        node.shown = []
         if may_delegate and self.settings.delegation.show_options:
-            goals = oracle_goals(node.env, self.settings.delegation.max_children)
-            lines = ([text.options_line(goals)] if goals else []) + lines
+            node.shown = oracle_goals(node.env, self.settings.delegation.max_children)
+            lines = ([text.options_line(node.shown)] if node.shown else []) + lines
         fitted = fit_prompt(self.prompt, node, "\n".join(lines), self.tokenizer)
         if fitted is None:
             node.episode.context_overflow = True
@@ -96,7 +97,7 @@ class TreeRunner:
             self._finish(node, "no_actions")
             return None
         charge(tree, node)  # now, so that agents of one round cannot overdraw a shared budget
-        return Request(node.env, fitted[0], fitted[1], options, may_delegate)
+        return Request(node.env, fitted[0], fitted[1], options, may_delegate, list(node.shown))
 
     def _may_delegate(self, tree: Tree, node: Node) -> bool:
         s = self.settings
@@ -109,6 +110,8 @@ class TreeRunner:
         d = self.settings.delegation
         if may_delegate and d.options == "oracle":
             goals = oracle_goals(node.env, d.max_children)
+            if node.shown == goals:  # listed in the prompt: the candidates name them by number
+                goals = [reference(k) for k in range(1, len(goals) + 1)]
             if goals:
                 options.append(format_delegation(goals))
             if d.singles and len(goals) > 1:
@@ -158,7 +161,10 @@ class TreeRunner:
 
     # -- launches and joins ---------------------------------------------------------------------
     def _launch(self, tree: Tree, node: Node, turn: Turn, goals: tuple[str, ...]) -> None:
-        admitted, refused = admit(tree, node, goals, self.settings)
+        resolved = [(g, resolve(g, node.shown)) for g in goals]
+        unknown = [g for g, full in resolved if full is None]
+        admitted, refused = admit(tree, node, [full for _, full in resolved if full is not None], self.settings)
+        refused = [(g, "reference") for g in unknown] + refused
         notes = [text.refusal(goal, kind) for goal, kind in refused]
         for _, kind in refused:
             tree.refusals[kind] += 1

@@ -36,6 +36,7 @@ class Node:
     children: list[int] = field(default_factory=list)  # every child ever launched, in order
     waiting_on: list[int] = field(default_factory=list)  # the children of the pending launch
     notes: list[str] = field(default_factory=list)  # refusal lines that join the pending launch's report
+    shown: list[str] = field(default_factory=list)  # sub-goals listed in the latest prompt (#1, #2, ...)
     turns_taken: int = 0  # turns this agent took (actions, delegations, malformed replies)
     env_steps: int = 0  # of those, the ones that stepped the environment
     verifiable: bool = True  # the environment can check this node's (sub-)goal
