@@ -91,7 +91,7 @@ def main() -> int:
             for side in (("before", "after") if repeat % 2 == 0 else ("after", "before")):
                 out = tmp / f"{kind}-{side}-{repeat}.json"
                 pythonpath = os.pathsep.join(str(p) for p in sorted(trees[side].glob("packages/*/src")))
-                subprocess.run([sys.executable, str(ROOT / "bench" / "hot_path" / "kernels.py"), data[env]["model"],
+                subprocess.run([sys.executable, str(ROOT / "bench" / "hot_path" / "kernel_timing.py"), data[env]["model"],
                                 data[env]["samples"], kind, str(args.inner), str(out)], check=True,
                                env={**os.environ, "PYTHONPATH": pythonpath, "OMP_NUM_THREADS": "1"},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
