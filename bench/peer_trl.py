@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,13 @@ def model_folder(name: str, cfg) -> str:
     if name == "smollm2":
         return str(smollm2_folder(Path("runs/bench-peer/smollm2")))
     return name
+
+
+def paired_ratios(runs: dict) -> list[float]:
+    """coevo / TRL median step time of each repetition (the two runs were adjacent in time, so the
+    machine's load, which drifts on a shared host, is closer within a pair than across pairs)."""
+    med = lambda run: statistics.median(r["step_seconds"] for r in run["rows"][1:])  # noqa: E731
+    return [med(a) / med(b) for a, b in zip(runs["coevo"], runs["trl"])]
 
 
 def machine() -> str:
@@ -127,16 +135,21 @@ def main() -> int:
     config = AutoConfig.from_pretrained(base.model_dir, local_files_only=True)
     summary = {side: summarize(runs[side], config, peak) for side in SIDES}
     ratio = summary["coevo"]["step_seconds"] / summary["trl"]["step_seconds"]
+    paired = paired_ratios(runs)
     print(table(summary["coevo"], summary["trl"]))
-    print(f"coevo step time = {ratio:.3f} x TRL's (goal <= 0.8); matmul peak {peak / 1e9:.1f} GFLOP/s "
-          f"({args.threads} thread(s)); load average {min(loads):.1f}-{max(loads):.1f}")
+    print(f"coevo step time = {ratio:.3f} x TRL's (medians over all timed steps; goal <= 0.8)")
+    print(f"paired by repetition (adjacent runs): {', '.join(f'{p:.3f}' for p in paired)} -> median "
+          f"{statistics.median(paired):.3f}")
+    print(f"matmul peak {peak / 1e9:.1f} GFLOP/s ({args.threads} thread(s)); load average "
+          f"{min(loads):.1f}-{max(loads):.1f}")
     result = {
         "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)),
         "machine": machine(), "load_average": loads, "versions": versions(),
         "workload": {**base.__dict__, "env_overrides": list(base.env_overrides)},
         "parameters": runs["coevo"][0]["parameters"], "matmul_peak_flops": peak, "matmul_peaks": peaks,
-        "summary": summary, "ratio_step_coevo_over_trl": ratio, "runs": runs,
+        "summary": summary, "ratio_step_coevo_over_trl": ratio, "paired_ratios": paired,
+        "paired_ratio_median": statistics.median(paired), "runs": runs,
         "seconds": time.time() - started,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
