@@ -191,8 +191,10 @@ class RAO(GRPO):
                              self.context.agent.prompt, self.context.tokenizer, limit=max(r.sizes))
         rows = []
         for value in r.sizes:
-            label = f"{knob}={value}" + (f" ({value / base:g}x window)" if base else "")
-            rows.append({"label": label, "split": "eval_in_distribution", "value": value, "base": base,
+            multiple = f"{value / base:g}x" if base else ""
+            label = f"{knob}={value}" + (f" ({multiple} window)" if base else "")
+            rows.append({"label": label, "short": f"{value}" + (f" ({multiple})" if base else ""),
+                         "split": "eval_in_distribution", "value": value, "base": base,
                          "make_env": scaled_env_factory(self.context.make_env, knob, value)})
         return rows
 

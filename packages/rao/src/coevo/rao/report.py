@@ -43,6 +43,14 @@ def write_report(rows: list[dict], path: Path) -> Path:
     return path
 
 
+def knob_label(rows: list[dict]) -> str:
+    """The x-axis title: the size knob (and the window multiple) or "split"."""
+    first = rows[0]["label"] if rows else ""
+    if "=" not in first:
+        return "split"
+    return first.split("=")[0] + (" (multiple of the context window)" if "window" in first else "")
+
+
 def plot_report(rows: list[dict], metrics: list[dict], out_png: Path, title: str) -> Path:
     import matplotlib
 
@@ -56,9 +64,9 @@ def plot_report(rows: list[dict], metrics: list[dict], out_png: Path, title: str
         values = [r.get(agent, {}).get("success", math.nan) for r in rows]
         if any(not math.isnan(v) for v in values):
             ax.plot(list(x), values, style, label=agent if agent != "before" else "recursive, warm start")
-    ax.set_xticks(list(x), [r["label"] for r in rows])
+    ax.set_xticks(list(x), [r.get("short", r["label"]) for r in rows])
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("task size")
+    ax.set_xlabel(knob_label(rows))
     ax.set_ylabel("held-out success (greedy)")
     ax.set_title("success vs size")
     ax.grid(alpha=0.3)
