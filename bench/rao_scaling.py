@@ -7,9 +7,11 @@ lockstep on the same tasks with delegation disabled, ``algo.flat_baseline=train`
    (the rows of the run's report; 1× = the longest document a flat agent can hold whole).
 2. ``algebra``: trained at depth d, evaluated at depth d (``eval_in_distribution``) and 2d
    (``eval_out_of_distribution``) without further training.
-3. Wall-clock per tree of the trained longctx policy at every size, with every ready agent of every
-   tree in one engine call per round (``recursion.schedule=batched``) against one agent at a time
-   (``sequential``), on the same tasks, greedy; best of ``--repeats``.
+3. Wall-clock per tree of a longctx policy at every size, with every ready agent of every tree in
+   one engine call per round (``recursion.schedule=batched``) against one agent at a time
+   (``sequential``), on the same tasks, greedy; best of ``--repeats``. The policy is the run's
+   warm-started model (``--timing-policy warmstart``: it delegates at every size, as its oracle
+   does) or the trained one (``trained``).
 
 Each run also reports the environment steps each agent took until its sampled training success
 (moving average over 3 steps) first reached ``--target`` (``null``: never).
@@ -75,14 +77,17 @@ def train_and_report(run_dir: Path, overrides: list[str], target: float) -> dict
                                     "flat": metrics[-1].get("train/flat/success") if metrics else None}}
 
 
-def schedules(run_dir: Path, overrides: list[str], tasks: int, repeats: int) -> list[dict]:
-    """Batched vs sequential wall-clock per tree of the run's trained policy, per report size."""
+def schedules(run_dir: Path, overrides: list[str], tasks: int, repeats: int, policy: str) -> list[dict]:
+    """Batched vs sequential wall-clock per tree of the run's warm-started or trained policy, per size."""
     cfg = compose_run(run_dir, overrides)
     settings = validate(cfg, TrainSchema, "train")
-    _, algo = build_component(registry.algorithms, cfg.algo, "algo")
-    _, _, make_env = env_factory(cfg.env)
+    algo_cls, algo = build_component(registry.algorithms, cfg.algo, "algo")
+    _, env_cfg, make_env = env_factory(cfg.env)
     engine_cls, engine_cfg = engine_component(cfg.get("rollout"))
-    model, tokenizer = load_pretrained(run_dir / "policy")
+    if policy == "trained":
+        model, tokenizer = load_pretrained(run_dir / "policy")
+    else:  # the cached warm start of the same config
+        model, tokenizer = train.build_policy(settings, cfg, make_env, env_cfg, train.expert_source(algo_cls, algo))
     engine = engine_cls(engine_cfg, model, tokenizer)
     out = []
     for value in algo.report.sizes:
@@ -111,6 +116,8 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=20, help="held-out tasks per row")
     parser.add_argument("--depth", type=int, default=3, help="algebra training depth d (evaluated at d and 2d)")
     parser.add_argument("--repeats", type=int, default=2, help="timing repeats (best of)")
+    parser.add_argument("--timing-policy", choices=["warmstart", "trained"], default="warmstart")
+    parser.add_argument("--timing-tasks", type=int, default=10, help="tasks per size in the timing")
     parser.add_argument("--target", type=float, default=0.5, help="training success whose env steps are reported")
     parser.add_argument("--runs", default="runs/bench-rao", help="folder of the training runs")
     parser.add_argument("--skip", nargs="*", default=[], choices=["longctx", "algebra", "schedules"])
@@ -131,7 +138,9 @@ def main() -> None:
         result["algebra"] = train_and_report(runs / "algebra", common + ["env=algebra", f"env.depth={args.depth}"],
                                              args.target)
     if "schedules" not in args.skip:
-        result["schedules"] = schedules(runs / "longctx", common + longctx, args.tasks, args.repeats)
+        result["schedules"] = {"policy": args.timing_policy, "tasks": args.timing_tasks,
+                               "sizes": schedules(runs / "longctx", common + longctx, args.timing_tasks, args.repeats,
+                                                  args.timing_policy)}
     Path(args.out).write_text(json.dumps(result, indent=1, default=float))
     print(json.dumps(result, indent=1, default=float))
     print(f"written: {args.out}")
