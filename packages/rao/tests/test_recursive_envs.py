@@ -42,3 +42,19 @@ def test_a_depth_cap_below_the_oracles_depth_still_ends_every_tree():
     trees = _play("algebra", RecursionSettings(budget=BudgetSettings(max_depth=1)), split="eval_out_of_distribution")
     assert all(t.done and t.depth <= 1 for t in trees)
     assert all(t.won for t in trees)  # the oracle answers itself where it may not delegate
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+def test_fork_isolation_children_change_their_parent_only_through_join(name):
+    cls = registry.envs.get(name)
+    env = cls(cls.Config(**ENVS[name]))
+    env.reset(env.task("eval_in_distribution", 1))
+    goals = env.expert_delegations()
+    assert goals, f"the {name} oracle delegates at the root"
+    before = env.snapshot()
+    child, _ = env.fork(goals[0])
+    while not child.done:
+        child.step(child.expert_action())
+    assert child.won and repr(env.snapshot()) == repr(before)  # playing the child left the parent as it was
+    env.join(child)
+    assert repr(env.snapshot()) != repr(before)  # the join carried the child's effect over
