@@ -3,8 +3,6 @@ for config-driven runs), a tokenizer and tiny Qwen2 built on its text, and fast 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
@@ -16,10 +14,11 @@ from coevo.core.agent.prompt import PromptSettings
 from coevo.core.expert_data import corpus_texts
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
+from coevo.core.testing.fast_configs import TINY_MODEL, repository_configs
 from coevo.rao.expert import RecursiveExpert
 from coevo.rao.settings import RecursionSettings
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[3] / "configs")
+CONFIG_DIR = repository_configs(__file__)
 PROMPT = PromptSettings(system_prompt="", first_observation="full", history_turns=1)
 
 if "rao_sums" not in registry.envs:
@@ -27,12 +26,7 @@ if "rao_sums" not in registry.envs:
 
 FAST = [
     "env=boxes",  # replaced by rao_sums (see compose_train): configs/env/ holds only coevo-envs' presets
-    "model.hidden_size=32",
-    "model.num_layers=2",
-    "model.num_heads=2",
-    "model.num_kv_heads=1",
-    "model.intermediate_size=64",
-    "model.vocab_size=300",
+    *TINY_MODEL,
     "warmstart.episodes=24",
     "warmstart.sft.epochs=2",
     "warmstart.sft.batch_size=16",
