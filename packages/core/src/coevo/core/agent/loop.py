@@ -92,11 +92,12 @@ class AgentLoop:
         for task, env, gid, context in zip(tasks, envs, group_ids, contexts):
             first = with_context(opening(self.settings.prompt, env.reset(task), env.goal), context)
             live.append(_Live(Episode(task, gid), env, first))
+        rendered_cache: dict[tuple, list[int]] = {}  # a group's episodes often share a prompt
         while True:
             active = [item for item in live if not item.done]
             if not active:
                 break
-            rendered = [self._prompt(item) for item in active]
+            rendered = [self._prompt(item, rendered_cache) for item in active]
             prompts = [r[0] if r is not None else None for r in rendered]
             for item, r in zip(active, rendered):
                 item.messages = r[1] if r is not None else None
@@ -131,16 +132,23 @@ class AgentLoop:
         return mode
 
     # -- prompts ------------------------------------------------------------------------------
-    def _prompt(self, item: _Live) -> tuple[list[int], list[dict[str, str]]] | None:
+    def _prompt(self, item: _Live, cache: dict | None = None) -> tuple[list[int], list[dict[str, str]]] | None:
+        """The turn's prompt ids and messages; ``cache`` maps rendered messages to ids, so the
+        episodes of a group that see the same prompt (every first turn) are rendered once."""
         s = self.settings.prompt
         admissible = item.env.admissible_actions() if s.show_admissible else None
         memory = item.env.memory() if s.memory else None
         for keep in range(min(s.history_turns, len(item.history)), -1, -1):
             messages = build_messages(s, item.first_observation, item.history, memory, admissible, keep,
                                       goal=item.env.goal)
-            ids = render_prompt(self.tokenizer, messages)
+            key = tuple((m["role"], m["content"]) for m in messages)
+            ids = cache.get(key) if cache is not None else None
+            if ids is None:
+                ids = render_prompt(self.tokenizer, messages)
+                if cache is not None:
+                    cache[key] = ids
             if len(ids) <= s.max_prompt_tokens:
-                return ids, messages
+                return list(ids), messages
         return None
 
     # -- decoding -----------------------------------------------------------------------------
