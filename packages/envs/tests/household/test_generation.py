@@ -2,7 +2,7 @@
 
 from coevo.envs.household.catalog import APPLIANCE_OF_TASK, TASK_TYPES, kind_of
 from coevo.envs.household.generation import generate_world
-from coevo.envs.household.tasks import task_seed
+from coevo.envs.procedural import task_seed
 
 KNOBS = dict(
     num_receptacles=6,
@@ -18,7 +18,7 @@ def _worlds(split, n=120, **overrides):
     knobs = {**KNOBS, **overrides}
     for i in range(n):
         task_type = TASK_TYPES[i % 6]
-        yield task_type, generate_world(task_type, split, task_seed(split, i, 0), **knobs)
+        yield task_type, generate_world(task_type, split, task_seed("household", split, i, 0), **knobs)
 
 
 def test_rooms_hold_what_the_task_needs_and_hide_goal_objects():

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.core import registry
-from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.core.env.protocol import StepResult, Task
 from coevo.envs.household import wording
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.commands import admissible_commands, apply_command
 from coevo.envs.household.generation import generate_world
 from coevo.envs.household.goals import is_goal_met
 from coevo.envs.household.oracle import ObservableOracle
-from coevo.envs.household.tasks import task_seed, task_type_at
 from coevo.envs.household.world import World
+from coevo.envs.procedural import ProceduralEnv
 
 EVAL_SPLITS = ("eval_in_distribution", "eval_out_of_distribution")
 
@@ -34,7 +34,7 @@ def _default_task_types() -> list[str]:
 
 
 @registry.envs.register("household")
-class HouseholdEnv(Environment):
+class HouseholdEnv(ProceduralEnv):
     """Procedurally generated ALFWorld-like household tasks with an observable oracle."""
 
     name = "household"
@@ -69,27 +69,10 @@ class HouseholdEnv(Environment):
         self._done = False
         self._task: Task | None = None
 
-    # -- tasks ----------------------------------------------------------------------------------
-    def num_tasks(self, split: str) -> int | None:
-        if split == "train":
-            return None
-        if split == "eval_in_distribution":
-            return self.config.eval_in_distribution_size
-        if split == "eval_out_of_distribution":
-            return self.config.eval_out_of_distribution_size
-        raise ValueError(f"unknown split {split!r}; household has {list(self.splits)}")
-
-    def task(self, split: str, index: int) -> Task:
-        size = self.num_tasks(split)
-        if index < 0 or (size is not None and index >= size):
-            raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
-        return Task(
-            env=self.name,
-            split=split,
-            index=index,
-            task_type=task_type_at(index, self.config.task_types),
-            seed=task_seed(split, index, self.config.seed),
-        )
+    # -- tasks (splits and seeds: ProceduralEnv) -------------------------------------------------
+    def task_type_at(self, index: int) -> str:
+        """Round-robin over the configured task types, so consecutive tasks cover every type."""
+        return self.config.task_types[index % len(self.config.task_types)]
 
     # -- episode --------------------------------------------------------------------------------
     def reset(self, task: Task) -> str:
