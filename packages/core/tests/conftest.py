@@ -12,18 +12,9 @@ from coevo.core.agent.prompt import DEFAULT_SYSTEM_PROMPT
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.testing.fast_configs import boxes_corpus
+from coevo.core.testing.fixtures import single_torch_thread  # noqa: F401 (autouse: one torch thread)
 
 TINY_CONFIG = TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1, intermediate_size=64)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _single_thread_torch():
-    """One intra-op thread: the tiny models gain nothing from more, and on a busy 2-core machine
-    OpenMP's spinning threads slow every small matmul down by two orders of magnitude."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="session")

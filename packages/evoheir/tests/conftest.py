@@ -1,10 +1,10 @@
 """Shared fixtures: compose the repository's Hydra configs for fast CPU runs (boxes or math, tiny model)."""
 
 import pytest
-import torch
 
 from coevo.core.testing import fast_configs
 from coevo.core.testing.fast_configs import FAST_WARMSTART, TINY_MODEL, compose_fast
+from coevo.core.testing.fixtures import single_torch_thread  # noqa: F401 (autouse: one torch thread)
 
 CONFIG_DIR = fast_configs.repository_configs(__file__)
 FAST_BOXES = [*fast_configs.FAST_BOXES, "trainer.checkpoint_every=100"]
@@ -18,14 +18,6 @@ FAST_MATH = [
     "trainer.checkpoint_every=100",
     "trainer.progress_bar=false",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from coevo.core.expert_data import corpus_texts
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.testing.fast_configs import TINY_MODEL, repository_configs
+from coevo.core.testing.fixtures import single_torch_thread  # noqa: F401 (autouse: one torch thread)
 from coevo.rao.expert import RecursiveExpert
 from coevo.rao.settings import RecursionSettings
 
@@ -37,14 +38,6 @@ FAST = [
     "trainer.checkpoint_every=1",
     "trainer.progress_bar=false",
 ]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _single_thread_torch():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture

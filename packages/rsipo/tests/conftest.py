@@ -9,19 +9,12 @@ import torch
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.testing.fast_configs import FAST_BOXES, boxes_corpus, compose_fast, repository_configs
+from coevo.core.testing.fixtures import single_torch_thread  # noqa: F401 (autouse: one torch thread)
 
 CONFIG_DIR = repository_configs(__file__)
 FAST = [*FAST_BOXES, "algo.tasks_per_step=2", "algo.optim.lr=1e-3", "trainer.checkpoint_every=1"]
 SKILL_TEXTS = ["Skill: go to the box the task names, then open that box.", "<skill>go to the box</skill>",
                "Attempt 1 (success): go to red box > open red box"]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _single_thread_torch():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="session")

@@ -1,20 +1,11 @@
 """Compose the repository's Hydra configs for a fast CPU run on the ``boxes`` env with a tiny model."""
 
 import pytest
-import torch
 
 from coevo.core.testing.fast_configs import FAST_BOXES, TINY_MODEL, compose_fast, repository_configs
 
 CONFIG_DIR = repository_configs(__file__)
 FAST = [*FAST_BOXES, "algo.tasks_per_step=2", "algo.group_size=4", "algo.optim.lr=1e-3", "trainer.checkpoint_every=1"]
-
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture
