@@ -19,6 +19,7 @@ from rich.console import Console
 from coevo.core import registry
 from coevo.core.cli.components import engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
+from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.schema import EvalSchema
 from coevo.core.config import ConfigError, validate
 from coevo.core.evaluation import evaluate
@@ -44,6 +45,7 @@ def model_folder(checkpoint: str) -> Path:
 def run(cfg: DictConfig) -> dict:
     settings: EvalSchema = validate(cfg, EvalSchema, "eval")
     folder = model_folder(settings.checkpoint)
+    cfg = apply_eval_range(cfg, flat_eval=True)
     _, _, make_env = env_factory(cfg.env)
     _, engine_cfg = engine_component(cfg.get("rollout"))
     model, tokenizer = load_pretrained(folder)

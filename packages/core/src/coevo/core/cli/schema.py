@@ -33,6 +33,9 @@ class EvalSettings:
     batch_size: int = 60  # environments played in parallel
     before: bool = True  # evaluate before training
     after: bool = True  # evaluate after training
+    # beyond the training range (cli/eval_range.py): the out-of-distribution split's depth / size
+    depth: int | None = None  # -> env.ood_depth (algebra, craft)
+    size: int | None = None  # -> env.ood_size (maze) or env.ood_num_chunks (longctx)
 
 
 @dataclass

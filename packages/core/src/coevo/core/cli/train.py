@@ -31,6 +31,7 @@ from coevo.core.callbacks.metrics_history import MetricsHistory
 from coevo.core.callbacks.policy_export import PolicyExport
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
+from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.run_dir import prepare_run_dir
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import ConfigError, build_component, validate
@@ -77,6 +78,7 @@ def run(cfg: DictConfig) -> dict:
     L.seed_everything(settings.seed, workers=True, verbose=False)
     if settings.trainer.cpu_threads:
         torch.set_num_threads(settings.trainer.cpu_threads)
+    cfg = apply_eval_range(cfg, settings.eval.before or settings.eval.after)
     env_cls, env_cfg, make_env = env_factory(cfg.env)
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
     extra_callbacks = configured_callbacks(cfg.get("callbacks"))  # config errors before any work
