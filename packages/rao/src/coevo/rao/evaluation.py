@@ -82,8 +82,18 @@ def scaled_env_factory(make_env: Callable[[], Environment], knob: str, value: An
     names = [f.name for f in dataclasses.fields(config)]
     if knob not in names:
         raise ConfigError(f"algo.report.knob: env '{probe.name}' has no config field '{knob}'; fields: {names}")
+    changes = {knob: value}
+    if f"ood_{knob}" in names:  # the scaled env plays in-distribution; its own ood value must stay larger
+        changes[f"ood_{knob}"] = 0
     try:
-        scaled = type(probe)(dataclasses.replace(config, **{knob: value}))
+        scaled = type(probe)(dataclasses.replace(config, **changes))
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"algo.report.values: env '{probe.name}' refuses {knob}={value!r}: {exc}") from None
     return functools.partial(type(probe), scaled.config)
+
+
+def beyond_range(make_env: Callable[[], Environment], knob: str) -> Any:
+    """The env's explicitly set out-of-distribution value of ``knob`` (``env.ood_<knob>``, which
+    ``eval.depth`` / ``eval.size`` set), or ``None`` when it is unset (0) or the env has none."""
+    config = getattr(make_env(), "config", None)
+    return getattr(config, f"ood_{knob}", None) or None

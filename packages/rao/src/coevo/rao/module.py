@@ -37,7 +37,7 @@ from coevo.core.reporting import read_metrics
 from coevo.rao.config import RAOConfig
 from coevo.rao.context import base_size
 from coevo.rao.credit import node_advantages, node_rewards
-from coevo.rao.evaluation import decoding_mode, evaluate_trees, play_trees, scaled_env_factory
+from coevo.rao.evaluation import beyond_range, decoding_mode, evaluate_trees, play_trees, scaled_env_factory
 from coevo.rao.expert import RecursiveExpert, flat_settings
 from coevo.rao.flatten import tree_samples
 from coevo.rao.learner import Learner, copy_learner
@@ -185,12 +185,16 @@ class RAO(GRPO):
         if not r.sizes:
             return [{"label": split.replace("eval_", "").replace("_", " "), "split": split, "value": None,
                      "make_env": self.context.make_env} for split in r.splits]
+        sizes = list(r.sizes)
+        extra = beyond_range(self.context.make_env, knob)  # eval.size / eval.depth: one row more
+        if extra is not None and extra not in sizes:
+            sizes.append(extra)
         base = None
         if r.context_multiples:
             base = base_size(lambda v: scaled_env_factory(self.context.make_env, knob, v),
-                             self.context.agent.prompt, self.context.tokenizer, limit=max(r.sizes))
+                             self.context.agent.prompt, self.context.tokenizer, limit=max(sizes))
         rows = []
-        for value in r.sizes:
+        for value in sizes:
             multiple = f"{value / base:g}x" if base else ""
             label = f"{knob}={value}" + (f" ({multiple} window)" if base else "")
             rows.append({"label": label, "short": f"{value}" + (f" ({multiple})" if base else ""),
