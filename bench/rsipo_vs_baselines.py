@@ -11,7 +11,7 @@ comparisons:
 Every run starts from the same cached warm-started model. Results: ``bench/results/rsipo_vs_baselines.json``
 (with the exact command). Launch:
 
-    .venv/bin/python bench/rsipo_vs_baselines.py --steps 20 --seeds 0 1 2 [--budget] [key=value ...]
+    .venv/bin/python bench/rsipo_vs_baselines.py --steps 20 --seeds 0 1 2 [--budget] [--methods ...] [key=value ...]
 
 ``key=value`` overrides apply to every run; ``--rsipo-overrides`` only to the coevo-rsipo methods
 (keys such as ``algo.warmup.steps`` that GRPO's config does not have).
@@ -79,12 +79,14 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--budget", action="store_true", help="also the equal-rollout-budget comparison")
     parser.add_argument("--out", default="runs/bench_rsipo")
+    parser.add_argument("--results", default="rsipo_vs_baselines.json",
+                        help="file name under bench/results/ (split one comparison over several processes)")
     parser.add_argument("--rsipo-overrides", nargs="*", default=[], help="overrides for the coevo-rsipo methods only")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     torch.set_num_threads(1)
     out = ROOT / args.out
-    results_path = ROOT / "bench" / "results" / "rsipo_vs_baselines.json"
+    results_path = ROOT / "bench" / "results" / args.results
     record = {"command": " ".join([".venv/bin/python", "bench/rsipo_vs_baselines.py", *sys.argv[1:]]),
               "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s)",
               "equal_steps": [], "equal_budget": []}
