@@ -113,6 +113,7 @@ class GRPO(RolloutModule):
     def training_step(self, batch: list, batch_idx: int):
         tasks = self.take_tasks(batch)
         episodes = self.rollout(tasks)
+        self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
         self.log_rollout_metrics(episodes)
         rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
         group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]

@@ -42,3 +42,7 @@ class RolloutEngine(ABC):
 
     def sync_weights(self, model: torch.nn.Module) -> None:  # noqa: B027 (no-op for shared weights)
         """Make the engine sample from ``model``'s current weights (a no-op when they are shared)."""
+
+    def release_memory(self) -> None:  # noqa: B027 (no-op unless the engine holds its own memory)
+        """Between rollouts: free what the engine holds (a colocated GPU engine's weights and KV cache);
+        the next ``sync_weights`` brings it back."""
