@@ -7,6 +7,7 @@ def register() -> None:
     import coevo.core.algos.grpo  # noqa: F401
     import coevo.core.algos.sft  # noqa: F401
     import coevo.core.policy.builders  # noqa: F401
+    import coevo.core.policy.smollm2  # noqa: F401  (model=smollm2; its packages load only when chosen)
     import coevo.core.rollout.hf_engine  # noqa: F401
     import coevo.core.testing.boxes_env  # noqa: F401  (a tiny env for smoke tests: env=boxes)
     from coevo.core import registry

@@ -22,14 +22,19 @@ def evaluate(
     batch_size: int = 64,
     engine_name: str = "hf",
     engine_config=None,
+    share: tuple[int, int] = (0, 1),
 ) -> tuple[dict[str, float], list[Episode]]:
-    """Play the first ``num_tasks`` tasks of ``split`` greedily; return (summary, episodes)."""
+    """Play the first ``num_tasks`` tasks of ``split`` greedily; return (summary, episodes).
+
+    ``share=(rank, world)``: only tasks ``rank, rank + world, …`` of them (one process's share of a
+    distributed evaluation; the caller combines the shares)."""
     probe = make_env()
     if split not in probe.splits:
         raise ValueError(f"eval.split: env '{probe.name}' has no split '{split}'; choose one of {list(probe.splits)}")
     total = probe.num_tasks(split)
     n = num_tasks if total is None else min(num_tasks, total)
-    tasks = [probe.task(split, i) for i in range(n)]
+    tasks = [probe.task(split, i) for i in range(share[0], n, share[1])]
+    n = len(tasks)
     engine = registry.rollout_engines.get(engine_name)(engine_config, model, tokenizer)
     loop = AgentLoop(engine, tokenizer, agent)
     envs = [probe] + [make_env() for _ in range(min(batch_size, n) - 1)]

@@ -4,6 +4,13 @@ Subclasses implement ``training_step``; this base resolves the step's tasks (``t
 does its rollouts with an RNG seeded from ``(seed, batch index)``, so that a resumed or rolled-back
 run samples exactly what an uninterrupted run would, and logs the rollout metrics. Optimisation is manual (several
 micro-batches per optimizer step), one optimizer step per ``training_step`` by default.
+
+Several processes (``trainer=ddp_cpu``; ``coevo.core.distributed``): each rank rolls out its
+contiguous share of the step's tasks with its own seed stream; gradients are averaged over the
+ranks before clipping and the optimizer step (not by DDP's backward hooks: ranks take different
+numbers of micro-batch backward passes); the logged metrics are those of all ranks' episodes
+(``record`` sums counts and averages the rest over ranks), identical on every rank; checkpoints
+keep every rank's RNG state, so a resumed run continues exactly.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import time
 import lightning as L
 import torch
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
@@ -25,6 +33,12 @@ from coevo.core.env.protocol import Task
 def step_seed(seed: int, step: int) -> int:
     """A distinct, reproducible seed per (run seed, step)."""
     return (seed * 1_000_003 + step * 7_919 + 17) % (2**31 - 1)
+
+
+def rank_seed(seed: int) -> int:
+    """``seed`` on rank 0 (a one-process run is unchanged); a distinct stream on every other rank."""
+    r = dist.rank()
+    return seed if r == 0 else (seed + r * 104_729 + 1) % (2**31 - 1)
 
 
 class RolloutModule(L.LightningModule):
@@ -47,6 +61,10 @@ class RolloutModule(L.LightningModule):
     def on_fit_start(self) -> None:
         self.policy.train()  # from_pretrained returns modules in eval mode
 
+    def on_train_start(self) -> None:
+        # warm-ups in on_fit_start ran on every rank after DDP's initial broadcast: align the replicas
+        dist.broadcast_parameters(self.policy)
+
     def transfer_batch_to_device(self, batch, device, dataloader_idx):
         return batch  # a list of Tasks: nothing to move; the agent loop places tensors itself
 
@@ -66,14 +84,14 @@ class RolloutModule(L.LightningModule):
         seed follows the batch index, so a rolled-back or resumed run replays the same episodes."""
         if isinstance(batch, TaskBatchRef):
             self.batch_index, tasks = batch.take()
-            return tasks
+            return dist.shard(tasks)
         self.batch_index = self.global_step
-        return list(batch)
+        return dist.shard(list(batch))
 
     def rollout(self, tasks: list[Task], group_size: int | None = None) -> list[Episode]:
         """``group_size`` episodes of every task, seeded by the batch index."""
         g = group_size or self.group_size
-        seed = step_seed(self.context.seed, self.batch_index)
+        seed = rank_seed(step_seed(self.context.seed, self.batch_index))
         torch.manual_seed(seed)  # transformers' sampling draws from the global generator
         generator = torch.Generator().manual_seed(seed)
         expanded = [task for task in tasks for _ in range(g)]
@@ -85,26 +103,45 @@ class RolloutModule(L.LightningModule):
         return episodes
 
     def log_rollout_metrics(self, episodes: list[Episode]) -> dict[str, float]:
-        stats = summarize(episodes, self.context.task_types)
-        stats["rollout_seconds"] = self._rollout_seconds
-        stats["agent_tokens"] = float(sum(len(t.response_ids) for ep in episodes for t in ep.turns))
-        self.record(stats)
+        """Success, reward, per-type rates… of all ranks' episodes of this step (identical on every rank)."""
+        stats = summarize(dist.gather_episode_stats(episodes), self.context.task_types)
+        stats.update(dist.reduce_metrics({
+            "rollout_seconds": self._rollout_seconds,
+            "agent_tokens": float(sum(len(t.response_ids) for ep in episodes for t in ep.turns)),
+        }))
+        self.record(stats, reduce=False)
         self.log("reward", stats["reward"], prog_bar=True, on_step=True, logger=False)
         self.log("success", stats["success"], prog_bar=True, on_step=True, logger=False)
         return stats
 
-    def record(self, metrics: dict[str, float]) -> None:
-        """Log ``metrics`` as ``train/<key>`` for this step (TensorBoard and ``step_metrics``)."""
+    def record(self, metrics: dict[str, float], reduce: bool = True) -> None:
+        """Log ``metrics`` as ``train/<key>`` for this step (TensorBoard and ``step_metrics``).
+
+        With several processes this is collective: each key is summed (counts, see
+        ``coevo.core.distributed.ADDITIVE``) or averaged over the ranks (``reduce=False``: the values
+        are already the same on every rank)."""
+        if reduce:
+            metrics = dist.reduce_metrics(metrics)
         values = {f"train/{k}": float(v) for k, v in metrics.items()}
         self.step_metrics.update(values)
         self.log_dict(values, on_step=True, prog_bar=False)
 
     def on_train_batch_start(self, batch, batch_idx) -> None:
         self.step_metrics: dict[str, float] = {}  # exactly what this step logged (no stale keys)
+        wrapper = self.trainer.strategy.model if self._trainer is not None else None
+        if isinstance(wrapper, torch.nn.parallel.DistributedDataParallel):
+            wrapper.require_backward_grad_sync = False  # average_gradients does it, once per optimizer step
+
+    def average_gradients(self, parameters) -> None:
+        """Mean of the gradients over the ranks under DDP (FSDP reduces them in backward itself)."""
+        wrapper = self.trainer.strategy.model if self._trainer is not None else None
+        if isinstance(wrapper, torch.nn.parallel.DistributedDataParallel):
+            dist.average_gradients(parameters)
 
     def optimizer_step_with_clipping(self) -> float:
         optimizer = self.optimizers()
         clip = self.optim_settings.grad_clip
+        self.average_gradients(self.policy.parameters())
         params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
         norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
         optimizer.step()
@@ -115,9 +152,12 @@ class RolloutModule(L.LightningModule):
         return float(norm)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
-        checkpoint["coevo_rng"] = {"torch": torch.get_rng_state()}
+        states = dist.gather_objects(torch.get_rng_state())  # collective: every rank saves, rank 0 writes
+        checkpoint["coevo_rng"] = {"torch": states[0], "torch_per_rank": states}
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         state = checkpoint.get("coevo_rng")
-        if state is not None:
-            torch.set_rng_state(state["torch"])
+        if state is None:
+            return
+        per_rank = state.get("torch_per_rank") or [state["torch"]]
+        torch.set_rng_state(per_rank[dist.rank()] if len(per_rank) == dist.world_size() else state["torch"])

@@ -8,6 +8,9 @@ the excursion never happened. HEIRCOMMIT (coevo-evoheir) is this callback with a
 a paired comparison on a fresh confirmation pool.
 
 Metrics (``commit/…``): decisions, commits, rollbacks, the judge's gain and threshold.
+
+Several processes: every rank runs the judge (it may use collectives), then rank 0's decision is
+broadcast and applied on every rank, so the replicas commit or roll back together.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 
 import lightning as L
 
+from coevo.core import distributed as dist
 from coevo.core.state.snapshot import TrainingSnapshot, restore_snapshot, take_snapshot
 
 
@@ -52,7 +56,7 @@ class CommitRollback(L.Callback):
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
         if trainer.global_step - self.root_step < self.every_n_steps:
             return
-        decision = self.judge(trainer, module, self.root)
+        decision = dist.broadcast_object(self.judge(trainer, module, self.root))  # made once, applied everywhere
         self.history.append((trainer.global_step, decision))
         if decision.commit:
             self.root = take_snapshot(self._policy(module), trainer, module)

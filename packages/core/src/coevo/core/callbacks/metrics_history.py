@@ -1,6 +1,7 @@
 """Append the logged training metrics of every step to ``metrics.jsonl`` (for plots and tests).
 
 On resume, rows after the resumed step are dropped first, so the file matches an uninterrupted run.
+With several processes only rank 0 writes (the module's metrics are already reduced over ranks).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ class MetricsHistory(L.Callback):
         self.path = Path(path)
 
     def on_train_start(self, trainer, pl_module) -> None:
-        if not self.path.is_file():
+        if not trainer.is_global_zero or not self.path.is_file():
             return
         keep = [
             line for line in self.path.read_text().splitlines()
@@ -28,6 +29,8 @@ class MetricsHistory(L.Callback):
         self.path.write_text("".join(line + "\n" for line in keep))
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if not trainer.is_global_zero:
+            return
         # the module's own record of this step: trainer.callback_metrics would also hold stale
         # values of keys logged in earlier steps only (e.g. a task type absent from this batch)
         row = {"step": trainer.global_step, **getattr(pl_module, "step_metrics", {})}

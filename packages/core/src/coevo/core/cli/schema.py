@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.core.agent.loop import AgentSettings
+from coevo.core.cli.strategy import STRATEGIES, FSDPSettings
 from coevo.core.warmstart import WarmStartSettings
 
 
@@ -14,8 +15,11 @@ from coevo.core.warmstart import WarmStartSettings
 class TrainerSettings:
     max_steps: int = 40  # optimizer steps of the RL run
     accelerator: str = "auto"  # cpu | gpu | auto
-    devices: int = 1
-    strategy: str = "auto"  # Lightning strategy: auto | ddp | fsdp ...
+    devices: Any = 1  # processes per node: an int, or "auto" (every visible GPU)
+    num_nodes: int = 1  # machines (torchrun / SLURM launch one process per device on each)
+    strategy: str = "auto"  # auto: one process | ddp (trainer=ddp_cpu) | fsdp (trainer=fsdp, GPUs)
+    process_group_backend: str | None = None  # gloo | nccl | null: Lightning's choice for the accelerator
+    fsdp: FSDPSettings = field(default_factory=FSDPSettings)  # used with strategy=fsdp
     precision: str = "32-true"  # Lightning precision, e.g. bf16-mixed
     checkpoint_every: int = 10  # optimizer steps between checkpoints (a final one is always written)
     log_every: int = 1
@@ -24,6 +28,18 @@ class TrainerSettings:
     # torch intra-op threads on the CPU; 1 suits small models (OpenMP threads spinning on a busy
     # machine slowed tiny-model runs several-fold); null: torch's default (all cores)
     cpu_threads: int | None = 1
+
+    def __post_init__(self):
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"trainer.strategy: unknown '{self.strategy}'; choose one of {list(STRATEGIES)} "
+                             f"(or the presets trainer=cpu | ddp_cpu | fsdp)")
+        if not (self.devices == "auto" or (isinstance(self.devices, int) and self.devices >= 1)):
+            raise ValueError(f"trainer.devices: {self.devices!r} is not a number of processes >= 1 or 'auto'")
+        if self.num_nodes < 1:
+            raise ValueError("trainer.num_nodes: must be >= 1")
+        if self.strategy == "auto" and (self.devices != 1 or self.num_nodes != 1):
+            raise ValueError(f"trainer.strategy: auto runs one process, but trainer.devices={self.devices} "
+                             f"trainer.num_nodes={self.num_nodes}; choose trainer=ddp_cpu (CPU) or trainer=fsdp (GPUs)")
 
 
 @dataclass

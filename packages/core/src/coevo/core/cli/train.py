@@ -5,6 +5,11 @@ Any config key can be overridden (Hydra). Output: ``<run_dir>/`` with ``tb/`` (T
 ``checkpoints/`` (Lightning state, atomic), ``policy/`` (safetensors weights + tokenizer),
 ``metrics.jsonl``, ``eval_before.json``, ``eval_after.json`` and ``training.png``.
 Resume exactly with ``resume=<run_dir>``.
+
+Several processes: ``trainer=ddp_cpu`` (2 CPU processes) or ``trainer=fsdp`` (GPUs). The first
+process launches the others before any work (``cli/processes.py``); rank 0 claims the run folder,
+builds the warm-start cache and writes every file, while each rank rolls out its share of the
+step's tasks and of the evaluation tasks (``coevo.core.distributed``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from lightning.pytorch.loggers import TensorBoardLogger
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
+from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.agent.loop import summarize
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
 from coevo.core.callbacks.metrics_history import MetricsHistory
@@ -32,8 +39,10 @@ from coevo.core.callbacks.policy_export import PolicyExport
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.processes import start_processes
 from coevo.core.cli.run_dir import prepare_run_dir
 from coevo.core.cli.schema import TrainSchema
+from coevo.core.cli.strategy import build_strategy, require_gpu
 from coevo.core.config import ConfigError, build_component, validate
 from coevo.core.data.rollout_datamodule import RolloutDataModule
 from coevo.core.evaluation import evaluate
@@ -47,7 +56,7 @@ log = logging.getLogger("coevo.train")
 console = Console()
 
 
-def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expert=None):
+def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expert=None, say=console.print):
     """Warm-started (cached) or freshly built policy, with LoRA applied if asked.
 
     ``expert``: the algorithm's own demonstrations (``expert_source``), else the environment's expert.
@@ -55,11 +64,11 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
     builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
     builder = builder_cls(model_cfg)
     if settings.warmstart.enabled:
-        console.print("[bold]warm start[/bold]: supervised fine-tuning on expert trajectories (cached)")
+        say("[bold]warm start[/bold]: supervised fine-tuning on expert trajectories (cached)")
         folder = warm_start(make_env(), builder, as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
                             settings.warmstart, expert)
         stats = json.loads((folder / "warmstart.json").read_text())
-        console.print(f"  model folder {folder} ({stats['parameters']:,} parameters, "
+        say(f"  model folder {folder} ({stats['parameters']:,} parameters, "
                       f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
         model, tokenizer = load_pretrained(folder)
     else:
@@ -70,23 +79,32 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
 
 def run(cfg: DictConfig) -> dict:
     settings: TrainSchema = validate(cfg, TrainSchema, "train")
-    run_dir, ckpt = prepare_run_dir(settings.run_dir, settings.resume, settings.overwrite)
-    if ckpt is not None:
+    ckpt = None
+    if settings.resume:  # read-only: every process may do it before the processes exist
+        run_dir, ckpt = prepare_run_dir(settings.run_dir, settings.resume, settings.overwrite)
         saved = OmegaConf.load(run_dir / "config.yaml")
         cfg = OmegaConf.merge(saved, {"trainer": {"max_steps": settings.trainer.max_steps}, "resume": settings.resume})
         settings = validate(cfg, TrainSchema, "train")
+    cfg = apply_eval_range(cfg, settings.eval.before or settings.eval.after)
+    require_gpu(settings.trainer)
+    start_processes(settings.trainer)  # trainer=ddp_cpu / fsdp: the other ranks start here and run the same code
+    say = console.print if dist.is_main() else _silent
+    if ckpt is None:
+        # rank 0 claims the folder; run_dir=runs/…-${now:…} would resolve differently in each process
+        run_dir = Path(dist.on_main(lambda: str(prepare_run_dir(settings.run_dir, None, settings.overwrite)[0])))
     L.seed_everything(settings.seed, workers=True, verbose=False)
     if settings.trainer.cpu_threads:
         torch.set_num_threads(settings.trainer.cpu_threads)
-    cfg = apply_eval_range(cfg, settings.eval.before or settings.eval.after)
     env_cls, env_cfg, make_env = env_factory(cfg.env)
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
     extra_callbacks = configured_callbacks(cfg.get("callbacks"))  # config errors before any work
     _, engine_cfg = engine_component(cfg.get("rollout"))
-    if ckpt is None:
+    if ckpt is None and dist.is_main():
         OmegaConf.save(cfg, run_dir / "config.yaml")
 
-    model, tokenizer = build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg))
+    # rank 0 builds (and caches) the warm start; the others then load it from the cache
+    model, tokenizer = dist.main_first(
+        lambda: build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg), say))
     context = AlgorithmContext(model, tokenizer, make_env, env_cls.task_types, settings.agent,
                                cfg.rollout.name if cfg.get("rollout") else "hf", engine_cfg, settings.seed)
 
@@ -94,16 +112,17 @@ def run(cfg: DictConfig) -> dict:
         path = run_dir / f"eval_{tag}.json"
         if path.is_file() and tag == "before":
             return json.loads(path.read_text())
-        console.print(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {settings.eval.split}, greedy")
-        summary, _ = evaluate(model, tokenizer, make_env, settings.agent, settings.eval.split,
-                              settings.eval.num_tasks, settings.eval.batch_size, context.engine_name, engine_cfg)
-        path.write_text(json.dumps(summary, indent=2))
+        say(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {settings.eval.split}, greedy")
+        summary = evaluate_all_ranks(model, tokenizer, make_env, settings.agent, settings.eval, context.engine_name,
+                                     engine_cfg, env_cls.task_types)
+        if dist.is_main():
+            path.write_text(json.dumps(summary, indent=2))
         return summary
 
     before = run_eval("before") if settings.eval.before else None
     module = algo_cls(algo_cfg, context)
     datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
-    trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks)
+    trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks, model=model)
     start = time.perf_counter()
     trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
     trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
@@ -111,14 +130,36 @@ def run(cfg: DictConfig) -> dict:
     after = run_eval("after") if settings.eval.after else None
 
     title = f"{algo_cfg.name} on {env_cls.name}: held-out success ({settings.eval.split})"
+    result = {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
+    if not dist.is_main():
+        return result
     png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title)
     if before is not None or after is not None:
         console.print(success_table(before, after, title))
-    console.print(f"training: {trainer.global_step} optimizer steps in {train_seconds:.0f} s")
+    console.print(f"training: {trainer.global_step} optimizer steps in {train_seconds:.0f} s"
+                  + (f" ({dist.world_size()} processes)" if dist.world_size() > 1 else ""))
     console.print(f"TensorBoard logs: {run_dir / 'tb'}   (tensorboard --logdir {run_dir / 'tb'})")
     console.print(f"plot: {png}")
     console.print(f"policy (safetensors): {run_dir / 'policy'}   checkpoints: {run_dir / 'checkpoints'}")
-    return {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
+    return result
+
+
+def _silent(*args, **kwargs) -> None:
+    """``console.print`` on the ranks other than 0."""
+
+
+def evaluate_all_ranks(model, tokenizer, make_env, agent, eval_settings, engine_name, engine_cfg,
+                       task_types) -> dict:
+    """Greedy held-out evaluation; with several processes each plays its share of the tasks and the
+    summary is that of all of them (identical on every rank)."""
+    e = eval_settings
+    if dist.world_size() == 1:
+        summary, _ = evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
+                              engine_cfg)
+        return summary
+    _, episodes = evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
+                           engine_cfg, share=(dist.rank(), dist.world_size()))
+    return summarize(dist.gather_episode_stats(episodes), task_types)
 
 
 def expert_source(algo_cls, algo_cfg):
@@ -138,7 +179,8 @@ def configured_callbacks(nodes) -> list[L.Callback]:
     return callbacks
 
 
-def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callbacks=()) -> L.Trainer:
+def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callbacks=(), model=None) -> L.Trainer:
+    """The Lightning trainer; ``model`` (the policy) gives FSDP its decoder-layer wrap unit."""
     t = settings.trainer
     callbacks = [
         *extra_callbacks,  # before MetricsHistory, so the metrics they record reach metrics.jsonl
@@ -155,7 +197,8 @@ def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callback
         max_steps=t.max_steps,
         accelerator=t.accelerator,
         devices=t.devices,
-        strategy=t.strategy,
+        num_nodes=t.num_nodes,
+        strategy=build_strategy(t, model),
         precision=t.precision,
         logger=TensorBoardLogger(str(run_dir), name="tb", version=""),
         callbacks=callbacks,

@@ -9,6 +9,9 @@ The data loader yields ``TaskBatchRef`` placeholders; the algorithm resolves one
 fetch time, matters because Lightning fetches one batch ahead: the cursor is exact state that a
 checkpoint saves (exact resume) and that a snapshot restores (bit-exact rollback, see
 ``coevo.core.state``).
+
+With several processes every rank holds the same cursor and resolves the same (global) batch;
+the algorithm then keeps its rank's share (``RolloutModule.take_tasks`` → ``coevo.core.distributed.shard``).
 """
 
 from __future__ import annotations

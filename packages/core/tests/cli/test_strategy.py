@@ -1,0 +1,74 @@
+"""Strategies from ``trainer.*``: FSDP's clear refusal on a CPU machine, its decoder-layer wrap unit,
+and the settings errors of the multi-process presets."""
+
+import pytest
+import torch
+from conftest import CONFIG_DIR
+from lightning.pytorch.strategies import DDPStrategy
+
+from coevo.core.cli import train
+from coevo.core.cli.schema import TrainSchema
+from coevo.core.cli.strategy import build_strategy, decoder_layer_classes
+from coevo.core.config import ConfigError, validate
+from coevo.core.policy.lora import LoraSettings, apply_lora
+from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
+from coevo.core.policy.tokenizer import train_bpe_tokenizer
+from coevo.core.testing.fast_configs import boxes_corpus, compose_fast
+
+NO_GPU = not torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not NO_GPU, reason="checks the message a CPU-only machine gives")
+def test_fsdp_without_a_gpu_fails_early_and_suggests_ddp_cpu(compose_train, tmp_path):
+    with pytest.raises(ConfigError) as raised:
+        train.run(compose_train("trainer=fsdp"))
+    message = str(raised.value)
+    assert "trainer=fsdp needs a GPU" in message and "trainer=ddp_cpu" in message
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()  # before any work
+
+
+@pytest.mark.parametrize(("overrides", "expected"), [
+    (["trainer.devices=2"], "trainer=ddp_cpu"),  # strategy auto is one process
+    (["trainer=ddp_cpu", "trainer.devices=0"], "trainer.devices"),
+    (["trainer.strategy=deepspeed"], "trainer.strategy"),
+    (["trainer=fsdp", "trainer.fsdp.sharding_strategy=HALF"], "trainer.fsdp.sharding_strategy"),
+])
+def test_bad_trainer_settings_name_the_key(tmp_path, overrides, expected):
+    cfg = compose_fast(CONFIG_DIR, overrides, tmp_path / "cache", tmp_path / "run")
+    with pytest.raises(ConfigError, match=expected):
+        validate(cfg, TrainSchema, "train")
+
+
+def _tiny():
+    tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
+    return build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
+                                            intermediate_size=64), tokenizer)
+
+
+def test_fsdp_wraps_the_decoder_layer_of_plain_and_lora_models():
+    model = _tiny()
+    assert {c.__name__ for c in decoder_layer_classes(model)} == {"Qwen2DecoderLayer"}
+    lora = apply_lora(model, LoraSettings(enabled=True))
+    assert {c.__name__ for c in decoder_layer_classes(lora)} == {"Qwen2DecoderLayer"}
+    with pytest.raises(ConfigError, match="decoder-layer class"):
+        decoder_layer_classes(torch.nn.Linear(2, 2))
+
+
+def test_ddp_cpu_preset_builds_a_gloo_ddp_strategy(tmp_path):
+    cfg = compose_fast(CONFIG_DIR, ["trainer=ddp_cpu"], tmp_path / "cache", tmp_path / "run")
+    t = validate(cfg, TrainSchema, "train").trainer
+    assert (t.devices, t.accelerator, t.process_group_backend) == (2, "cpu", "gloo")
+    strategy = build_strategy(t)
+    assert isinstance(strategy, DDPStrategy) and strategy.process_group_backend == "gloo"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(NO_GPU, reason="needs a CUDA GPU")
+def test_fsdp_trains_and_exports_on_one_gpu(compose_train, tmp_path):
+    # one GPU: FSDP with world size 1 (the wrap, bf16 mixed precision, full-state export and resume path)
+    cfg = compose_train("trainer=fsdp", "trainer.devices=1", "trainer.max_steps=2", "eval.before=false",
+                        "eval.after=false", "trainer.fsdp.activation_checkpointing=true")
+    result = train.run(cfg)
+    assert result["steps"] == 2
+    assert (tmp_path / "run" / "policy" / "model.safetensors").is_file()
+    assert (tmp_path / "run" / "checkpoints" / "last.ckpt").is_file()

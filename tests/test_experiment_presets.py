@@ -1,0 +1,64 @@
+"""Every ``configs/experiment/*.yaml`` preset composes with the train config and validates against
+the schemas of the components it selects (a dummy ``model.path``); the papers' numbers are there."""
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from coevo.core import registry
+from coevo.core.cli.schema import TrainSchema
+from coevo.core.config import ConfigError, build_component, validate
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+PRESETS = sorted(p.stem for p in (CONFIGS / "experiment").glob("*.yaml"))
+
+
+def _compose(*overrides):
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        return compose("train", overrides=list(overrides))
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_preset_composes_and_validates(name):
+    cfg = _compose(f"experiment={name}", "model.path=/models/dummy")
+    settings = validate(cfg, TrainSchema, "train")
+    for group, kind in (("algo", registry.algorithms), ("env", registry.envs), ("model", registry.models),
+                        ("rollout", registry.rollout_engines)):
+        build_component(kind, cfg[group], group)
+    assert cfg.model.name == "hf" and cfg.model.path == "/models/dummy"
+    assert settings.trainer.strategy == "fsdp" and not settings.warmstart.enabled
+    assert cfg.algo.optim.lr == 1e-6
+    assert name.split("_")[0] == cfg.algo.name
+
+
+def test_rsipo_alfworld_carries_the_papers_numbers():
+    cfg = _compose("experiment=rsipo_alfworld_qwen2.5_3b", "model.path=/m")
+    assert (cfg.algo.name, cfg.env.name, cfg.algo.group_size, cfg.algo.replay_fraction) == ("rsipo", "alfworld", 8, 0.5)
+    assert (cfg.algo.trust.kappa, cfg.algo.trust.omega_max) == (1.0, 2.0)
+    seven = _compose("experiment=rsipo_alfworld_qwen2.5_7b", "model.path=/m")
+    assert seven.trainer.fsdp.activation_checkpointing and seven.algo.optim.lr == 1e-6
+    search = _compose("experiment=rsipo_search_qwen2.5_3b", "model.path=/m")
+    assert search.env.name == "search" and search.algo.group_size == 8
+
+
+def test_evoheir_preset_matches_the_spec():
+    a = _compose("experiment=evoheir_math_qwen3_4b", "model.path=/m").algo
+    assert (a.branches, a.explore_steps, a.rounds) == (2, 15, 10)
+    assert (a.screen.pool_size, a.screen.samples, a.commit.pool_size, a.archive.cap) == (16, 4, 64, 256)
+    assert (a.recovery.lora_r, a.recovery.lora_alpha, a.recovery.steps, a.recovery.lr) == (8, 16, 16, 5e-5)
+    assert list(a.recovery.target_modules) == ["q_proj", "v_proj"] and a.scout.min_support == 0.7
+
+
+def test_a_preset_without_model_path_names_the_key():
+    cfg = _compose("experiment=rsipo_alfworld_qwen2.5_3b")
+    assert OmegaConf.is_missing(cfg.model, "path")
+    with pytest.raises(ConfigError, match="model.path"):
+        build_component(registry.models, cfg.model, "model")
+
+
+@pytest.mark.parametrize("preset", ["cpu", "ddp_cpu", "ddp_gpu", "fsdp"])
+def test_trainer_presets_validate(preset):
+    trainer = validate(_compose(f"trainer={preset}"), TrainSchema, "train").trainer
+    assert trainer.strategy == {"cpu": "auto", "ddp_cpu": "ddp", "ddp_gpu": "ddp", "fsdp": "fsdp"}[preset]
