@@ -12,6 +12,10 @@ half) and *with* it (a replay half) can ask the callback for trust coefficients 
 (``shrinkage.py``) and returns ω_x. The callback keeps the estimates in checkpoints (exact resume)
 and logs ``trust/*`` every step. RSIPO owns one instance built from ``algo.trust`` and records its
 metrics itself. Registered as ``trust_calibration`` in ``coevo.core.registry.callbacks``.
+
+Several processes (``trainer=ddp_cpu``): ``calibrate_all_ranks`` gathers every rank's tasks and
+outcomes, calibrates on all of them in rank order — the same computation on every rank, so the
+per-type estimates stay identical (checked) — and tells each rank which rows are its own.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 
 import lightning as L
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.rsipo.config import TrustSettings
 from coevo.rsipo.gain import replay_gain
@@ -35,6 +40,11 @@ class TrustResult:
     factors: list[float]  # B_x
     omega: list[float]  # ω_x
     type_means: dict[str, float]  # μ_k after this batch
+
+    def rows(self, rows: slice) -> TrustResult:
+        """The results of some tasks only (a rank's own share of the batch)."""
+        return TrustResult(self.types[rows], self.gains[rows], self.variances[rows], self.shrunk[rows],
+                           self.factors[rows], self.omega[rows], self.type_means)
 
     def metrics(self) -> dict[str, float]:
         n = max(1, len(self.omega))
@@ -84,6 +94,19 @@ class TrustCalibration(L.Callback):
         measured = [replay_gain(ctrl, rep, c.variance_floor) for ctrl, rep in zip(control_outcomes, replay_outcomes)]
         gains, variances = [m.gain for m in measured], [m.variance for m in measured]
         return self.calibrate_gains(types, gains, variances)
+
+    def calibrate_all_ranks(self, types: list[str], control_outcomes: list[list[float]],
+                            replay_outcomes: list[list[float]]) -> tuple[TrustResult, slice]:
+        """``calibrate`` on the tasks of every rank (rank order): ``(the batch's result, this rank's rows)``.
+
+        One process: ``calibrate`` on its tasks and all rows."""
+        shares = dist.gather_objects((list(types), control_outcomes, replay_outcomes))
+        start = sum(len(share[0]) for share in shares[: dist.rank()])
+        result = self.calibrate([t for s in shares for t in s[0]], [c for s in shares for c in s[1]],
+                                [r for s in shares for r in s[2]])
+        if dist.world_size() > 1:
+            dist.agree(self.estimates.state_dict(), "the trust calibration's per-type estimates")
+        return result, slice(start, start + len(types))
 
     def calibrate_gains(self, types: list[str], gains: list[float], variances: list[float]) -> TrustResult:
         self.estimates.update(gains, variances, types)

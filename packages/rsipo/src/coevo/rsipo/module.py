@@ -26,13 +26,14 @@ from pathlib import Path
 
 import torch
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample, first_response_position, micro_batches
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.algos.losses import aggregate, clipped_policy_gradient_loss, k3_kl
-from coevo.core.algos.rollout_module import step_seed
+from coevo.core.algos.rollout_module import rank_seed, step_seed
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
 from coevo.core.policy.logprobs import sequence_token_logprobs
@@ -118,7 +119,9 @@ class RSIPO(GRPO):
         return self._frozen[0] if self._frozen else None
 
     def on_train_start(self) -> None:
-        self.skill_log.truncate_after(self.global_step)
+        super().on_train_start()
+        if dist.is_main():
+            self.skill_log.truncate_after(self.global_step)
 
     def _warmup(self) -> None:
         start = time.perf_counter()
@@ -144,7 +147,7 @@ class RSIPO(GRPO):
 
     def on_train_end(self) -> None:
         folder = self.run_dir()
-        if folder is None:
+        if folder is None or not dist.is_main():
             return
         metrics = folder / "metrics.jsonl"
         title = f"{self.config.name} on {self.env_name}: training dynamics"
@@ -197,14 +200,16 @@ class RSIPO(GRPO):
             if cfg.dynamic_trust:
                 omega = trust.omega
             # with ω ≡ 1 the calibrated ω is not used: log the ω actually applied
-            metrics.update({k: v for k, v in trust.metrics().items() if cfg.dynamic_trust or not k.startswith("omega")})
+            batch_trust = self.calibration.last  # the whole batch's (all ranks'), identical on every rank
+            metrics.update({k: v for k, v in batch_trust.metrics().items()
+                            if cfg.dynamic_trust or not k.startswith("omega")})
             metrics["replay/success"] = sum(ep.won for ep in replay_episodes) / max(1, len(replay_episodes))
         teacher = self.teacher_values(groups, fitted) if cfg.opsd_coef > 0 and fitted is not None else {}
         samples = self.action_samples(episodes, advantages, omega, teacher)
         skill_samples = self.skill_samples(skills, skill_rewards) if cfg.skill_loss and skills is not None else []
         stats = self.combined_update(samples, skill_samples)
         metrics.update(stats)
-        metrics.update(self.budget_metrics(episodes, replay_episodes))
+        self.record(self.budget_metrics(episodes, replay_episodes), reduce=False)  # already summed over ranks
         if skills is not None:
             metrics.update(self.skill_metrics(skills, fitted, skill_rewards))
         if not cfg.dynamic_trust or trust is None:
@@ -237,7 +242,7 @@ class RSIPO(GRPO):
 
     def play(self, tasks: list[Task], repeats: int, contexts: list[str | None], salt: int) -> list[Episode]:
         """``repeats`` episodes of every task with ``contexts[i]`` before its first message, seeded by the step."""
-        seed = step_seed(self.context.seed + salt, self.batch_index)
+        seed = rank_seed(step_seed(self.context.seed + salt, self.batch_index))
         torch.manual_seed(seed)
         generator = torch.Generator().manual_seed(seed)
         expanded = [task for task in tasks for _ in range(repeats)]
@@ -259,7 +264,7 @@ class RSIPO(GRPO):
         for task in tasks:
             self.probe.reset(task)
             goals.append(self.probe.goal)
-        seed = step_seed(self.context.seed + 2 * REPLAY_SALT, self.batch_index)
+        seed = rank_seed(step_seed(self.context.seed + 2 * REPLAY_SALT, self.batch_index))
         torch.manual_seed(seed)
         if self.frozen_writer is not None:
             return self.writer.write(self.frozen_engine, goals, groups, "frozen")
@@ -293,8 +298,9 @@ class RSIPO(GRPO):
         control_out = [[float(group[j].won) for j in control] for group in groups]
         replay_out = [[float(ep.won) for ep in replay_episodes[i * r : (i + 1) * r]] for i in range(len(tasks))]
         running = self.calibration.running_means()  # before this batch: the centring fallback
-        trust = self.calibration.calibrate(types, control_out, replay_out)
-        rewards = centred_skill_rewards(trust.gains, types, running)
+        batch, mine = self.calibration.calibrate_all_ranks(types, control_out, replay_out)  # all ranks' tasks
+        trust = batch.rows(mine)
+        rewards = centred_skill_rewards(batch.gains, batch.types, running)[mine]
         rewards = [rw - (cfg.skill.malformed_penalty if not s.parsed.valid else 0.0) for rw, s in zip(rewards, skills)]
         return trust, replay_episodes, rewards
 
@@ -313,7 +319,7 @@ class RSIPO(GRPO):
                 prompts.append(prompt)
                 turns.append(groups[e // g][e % g].turns[k])
         if 0 < self.config.opsd_turns < len(keys):  # a uniform random subset: an unbiased estimate of the mean
-            generator = torch.Generator().manual_seed(step_seed(self.context.seed + 3 * REPLAY_SALT, self.batch_index))
+            generator = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed + 3 * REPLAY_SALT, self.batch_index)))
             keep = sorted(torch.randperm(len(keys), generator=generator)[: self.config.opsd_turns].tolist())
             keys, prompts, turns = [keys[i] for i in keep], [prompts[i] for i in keep], [turns[i] for i in keep]
         if not keys:
@@ -429,14 +435,19 @@ class RSIPO(GRPO):
 
     # -- metrics and records ---------------------------------------------------------------------
     def budget_metrics(self, episodes: list[Episode], replays: list[Episode]) -> dict[str, float]:
-        """Rollouts and environment steps of this step, the replays included, and their running totals."""
-        steps = float(sum(ep.num_turns for ep in episodes) + sum(ep.num_turns for ep in replays))
-        rollouts = float(len(episodes) + len(replays))
+        """Rollouts and environment steps of this step (all ranks'), the replays included, and their
+        running totals (identical on every rank)."""
+        counts = dist.reduce_metrics({
+            "student_episodes": float(len(episodes)), "replay_episodes": float(len(replays)),
+            "env_steps": float(sum(ep.num_turns for ep in episodes) + sum(ep.num_turns for ep in replays)),
+        })
+        steps = counts["env_steps"]
+        rollouts = counts["student_episodes"] + counts["replay_episodes"]
         self.budget["rollouts_total"] += rollouts
         self.budget["env_steps_total"] += steps
         return {
-            "budget/student_episodes": float(len(episodes)),
-            "budget/replay_episodes": float(len(replays)),
+            "budget/student_episodes": counts["student_episodes"],
+            "budget/replay_episodes": counts["replay_episodes"],
             "budget/rollouts": rollouts,
             "budget/env_steps": steps,
             "budget/rollouts_total": self.budget["rollouts_total"],
@@ -472,4 +483,6 @@ class RSIPO(GRPO):
                 row.update({"replay_gain": trust.gains[i], "shrunk_gain": trust.shrunk[i],
                             "gain_variance": trust.variances[i]})
             rows.append(row)
-        self.skill_log.write(rows)
+        rows = [row for share in dist.gather_objects(rows) for row in share]  # every rank's tasks, rank 0 writes
+        if dist.is_main():
+            self.skill_log.write(rows)

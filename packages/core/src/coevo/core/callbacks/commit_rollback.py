@@ -10,7 +10,8 @@ a paired comparison on a fresh confirmation pool.
 Metrics (``commit/…``): decisions, commits, rollbacks, the judge's gain and threshold.
 
 Several processes: every rank runs the judge (it may use collectives), then rank 0's decision is
-broadcast and applied on every rank, so the replicas commit or roll back together.
+broadcast and applied on every rank, so the replicas commit or roll back together (a checksum of
+the weights is compared across ranks after each decision; a mismatch stops the run).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ class CommitRollback(L.Callback):
         else:
             restore_snapshot(self.root, self._policy(module), trainer, module)
         self.root_step = trainer.global_step
+        if dist.world_size() > 1:  # the replicas must hold the same weights after the decision
+            checksum = sum(float(w.double().sum()) for w in self._policy(module).state_dict().values())
+            dist.agree(checksum, "the policy's weights after a commit/rollback decision")
         commits = sum(d.commit for _, d in self.history)
         metrics = {
             "commit/decision": float(decision.commit),
