@@ -72,3 +72,29 @@ def test_fsdp_trains_and_exports_on_one_gpu(compose_train, tmp_path):
     assert result["steps"] == 2
     assert (tmp_path / "run" / "policy" / "model.safetensors").is_file()
     assert (tmp_path / "run" / "checkpoints" / "last.ckpt").is_file()
+
+
+def _fsdp_settings(tmp_path, *overrides):
+    cfg = compose_fast(CONFIG_DIR, ["trainer=fsdp", *overrides], tmp_path / "cache", tmp_path / "run")
+    return validate(cfg, TrainSchema, "train").trainer
+
+
+def test_fsdp_strategy_wraps_and_checkpoints_the_decoder_layers(tmp_path, monkeypatch):
+    # built (not run) as on a one-GPU machine: the wrap unit, activation checkpointing, orig params
+    from lightning.pytorch.strategies import FSDPStrategy
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    t = _fsdp_settings(tmp_path, "trainer.fsdp.activation_checkpointing=true")
+    strategy = build_strategy(t, _tiny())
+    assert isinstance(strategy, FSDPStrategy)
+    assert {c.__name__ for c in strategy.kwargs["auto_wrap_policy"]._module_classes} == {"Qwen2DecoderLayer"}
+    assert {c.__name__ for c in strategy._activation_checkpointing_kwargs["auto_wrap_policy"]._module_classes} == {
+        "Qwen2DecoderLayer"}
+    assert strategy.kwargs["use_orig_params"] and strategy.sharding_strategy.name == "FULL_SHARD"
+    assert t.precision == "bf16-mixed"
+
+
+def test_fsdp_over_several_processes_is_refused_for_now(tmp_path, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    with pytest.raises(ConfigError, match="runs one process .* got 2 processes.*trainer=ddp_gpu"):
+        build_strategy(_fsdp_settings(tmp_path, "trainer.devices=2"))
