@@ -20,6 +20,11 @@ Round t from root S_t:
 The data loader's placeholder batch is not used: the grpo host takes its batches from the data
 module itself (so the data position is checkpointed), the r_zero host from its Scout. The
 Lightning optimizer only counts rounds (one no-op step per round, so ``global_step`` = rounds).
+Several processes (``trainer=ddp_cpu``): every rank runs the whole round on the same items with
+the same seeds (the round is replicated, not sharded); the recipient and the commit decision are
+rank 0's, broadcast, and the root's weights are broadcast from rank 0 at the end of each round, so
+the replicas cannot drift apart. Only rank 0 writes files (rounds.jsonl, archive, summary, plot).
+
 Launch: ``make train ALGO=evoheir`` (env=math).
 """
 
@@ -35,6 +40,7 @@ import torch
 from rich.console import Console
 from tqdm.auto import tqdm
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.rollout_module import RolloutModule
@@ -129,7 +135,8 @@ class EvoHeir(RolloutModule):
                           f"{time.perf_counter() - start:.0f} s")
         if c.heldout_tasks > 0 and self.round == 0:
             self.heldout0 = self._heldout()
-            console.print(f"round 0 held-out accuracy: {self.heldout0 * 100:.1f}% ({c.heldout_tasks} tasks, greedy)")
+            if dist.is_main():
+                console.print(f"round 0 held-out accuracy: {self.heldout0 * 100:.1f}% ({c.heldout_tasks} tasks, greedy)")
 
     def training_batch(self):
         """The next training batch of the data module (marked as training items in the ledger)."""
@@ -195,7 +202,7 @@ class EvoHeir(RolloutModule):
                                 "screen")
             screen[name] = paired_gain(scores, root_scores).gain
         best = max(screen, key=lambda n: (screen[n], n == "root"))  # ties go to the root
-        recipient = best if screen[best] > 0 else "root"
+        recipient = dist.broadcast_object(best if screen[best] > 0 else "root")  # chosen once, on rank 0
         recipient_weights = root if recipient == "root" else self.candidates[recipient]["weights"]
         bar.update()
 
@@ -232,7 +239,9 @@ class EvoHeir(RolloutModule):
             new = self._play(proposal, items, a.samples, derived_seed(seed, t, 3, 0), "audit")
             old = self._play(root, items, a.samples, derived_seed(seed, t, 3, 1), "audit")
             true_gain = paired_gain(new, old).gain
+        commit = dist.broadcast_object(commit)  # decided once, on rank 0
         load_weights(self.policy, proposal if commit else root)
+        dist.broadcast_parameters(self.policy)  # S_{t+1} is rank 0's on every rank
         self.engine.sync_weights(self.policy)
         bar.update()
 
@@ -240,7 +249,8 @@ class EvoHeir(RolloutModule):
         bar.set_postfix_str("archive")
         if c.archive.enabled:
             self.archive.add(experience)
-            self.archive.save(self.run_dir / c.archive.file)
+            if dist.is_main():
+                self.archive.save(self.run_dir / c.archive.file)
         bar.update()
         bar.close()
 
@@ -261,9 +271,10 @@ class EvoHeir(RolloutModule):
     def _finish_round(self, row: dict) -> None:
         self.round = row["round"]
         self.rows.append(row)
-        console.print(round_line(row))
-        with (self.run_dir / "rounds.jsonl").open("a") as handle:
-            handle.write(json.dumps(row, default=float) + "\n")
+        if dist.is_main():
+            console.print(round_line(row))
+            with (self.run_dir / "rounds.jsonl").open("a") as handle:
+                handle.write(json.dumps(row, default=float) + "\n")
         metrics = {"round": row["round"], "commit/decision": float(row["commit"]), "commit/gain": row["v"],
                    "commit/threshold": row["tau"], "recovery/n_repair": row["n_repair"],
                    "recovery/n_keep": row["n_keep"], "recovery/gain": row["recovery_gain"],
@@ -277,7 +288,8 @@ class EvoHeir(RolloutModule):
         for key in ("success", "scout_reward", "valid", "admitted", "attempts"):
             if key in row["host_stats"]:
                 metrics[f"host/{key}"] = row["host_stats"][key]
-        self.record({k: v for k, v in metrics.items() if v is not None and not _isnan(v)})
+        # the round is replicated: the same values on every rank (no reduction)
+        self.record({k: v for k, v in metrics.items() if v is not None and not _isnan(v)}, reduce=False)
         self.log("commits", float(sum(r["commit"] for r in self.rows)), prog_bar=True, on_step=True, logger=False)
         optimizer = self.optimizers()  # the round counter: a step without gradients changes nothing
         optimizer.zero_grad(set_to_none=True)
@@ -286,7 +298,7 @@ class EvoHeir(RolloutModule):
             self.trainer.should_stop = True
 
     def on_train_end(self) -> None:
-        if not self.rows:
+        if not self.rows or not dist.is_main():
             return
         commits = sum(r["commit"] for r in self.rows)
         console.print(f"[bold]EVOHEIR[/bold]: {len(self.rows)} rounds, {commits} committed, "

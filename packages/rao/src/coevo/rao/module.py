@@ -13,6 +13,10 @@ With ``flat_baseline=train`` a second copy of the warm-started policy is trained
 the same tasks with delegation disabled (the flat agent, same steps); the end-of-run report
 compares both, greedily, at every size of ``report.values``.
 
+Several processes (``trainer=ddp_cpu``): each rank plays its share of the step's tasks; both the
+RAO policy's and the flat copy's gradients are averaged over the ranks; env-step totals count
+every rank's trees; the end-of-run report (greedy) is rank 0's.
+
 Launch: ``make train ALGO=rao`` (the preset selects env=longctx); any env:
 ``make train ALGO=rao ARGS="env=craft"``.
 """
@@ -26,10 +30,11 @@ from pathlib import Path
 import torch
 from rich.console import Console
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
-from coevo.core.algos.rollout_module import step_seed
+from coevo.core.algos.rollout_module import rank_seed, step_seed
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
 from coevo.core.policy.saving import save_policy_folder
@@ -100,6 +105,7 @@ class RAO(GRPO):
         if self._active is None:
             return super().optimizer_step_with_clipping()
         clip = self.optim_settings.grad_clip
+        self.average_gradients(self.policy.parameters())  # the flat copy is replicated on every rank too
         params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
         norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
         self._active.optimizer.step()
@@ -125,12 +131,14 @@ class RAO(GRPO):
         cfg = self.config
         rewards = node_rewards(trees, cfg.credit, self.context.agent.invalid_penalty)
         advantages = node_advantages(trees, rewards, cfg.credit, cfg.advantage, cfg.scale_by_std)
-        keep = torch.Generator().manual_seed(step_seed(self.context.seed, self.batch_index) + 7 + salt)
+        keep = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed, self.batch_index)) + 7 + salt)
         samples = tree_samples(trees, advantages, cfg.choice_loss, cfg.credit.child_keep, keep)
         if cfg.skip_zero_advantage:
             samples = [s for s in samples if s.advantage != 0.0]
         stats = tree_stats(trees, seconds)
-        self.env_steps_total[agent] += int(sum(t.env_steps for t in trees))
+        # all ranks' steps, so the running total is the same on every rank (and in the checkpoint)
+        self.env_steps_total[agent] += int(dist.reduce_metrics({"env_steps": float(sum(t.env_steps for t in trees))})
+                                           ["env_steps"])
         stats["env_steps_total"] = float(self.env_steps_total[agent])
         stats["reward"] = sum(r for row in rewards for r in row) / max(1, sum(len(row) for row in rewards))
         stats["rollout_seconds"] = seconds
@@ -147,7 +155,7 @@ class RAO(GRPO):
         """``group_size`` sampled trees of every task, seeded by the batch index (exact resume); with a
         size mixture, task k of the run (counting from the first step) has size ``sizes.train[k % n]``."""
         g = self.group_size
-        seed = step_seed(self.context.seed, self.batch_index) + salt
+        seed = rank_seed(step_seed(self.context.seed, self.batch_index)) + salt
         torch.manual_seed(seed)
         generator = torch.Generator().manual_seed(seed)
         expanded = [task for task in tasks for _ in range(g)]
@@ -175,7 +183,8 @@ class RAO(GRPO):
         super().on_fit_start()
         logger = self.trainer.logger if self._trainer is not None else None
         self.run_dir = Path(logger.save_dir) if logger is not None else Path(self.trainer.default_root_dir)
-        if self.config.report.before and self.report_before is None and self.global_step == 0:
+        # the report (greedy, no collectives) is rank 0's alone: it writes the files
+        if self.config.report.before and self.report_before is None and self.global_step == 0 and dist.is_main():
             console.print("[bold]RAO[/bold]: evaluating the warm-started policy (recursive) at every size")
             self.report_before = [row["recursive"] for row in self.evaluate_rows(flat=False)]
 
@@ -222,7 +231,7 @@ class RAO(GRPO):
 
     def on_train_end(self) -> None:
         r = self.config.report
-        if r.num_tasks <= 0:
+        if r.num_tasks <= 0 or not dist.is_main():
             return
         start = time.perf_counter()
         console.print(f"[bold]RAO report[/bold]: {r.num_tasks} held-out tasks per row, greedy")
