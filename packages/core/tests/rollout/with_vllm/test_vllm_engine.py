@@ -99,6 +99,18 @@ def test_weight_sync_after_an_optimizer_step(make_model, tokenizer, prompts):
     engine.close()
 
 
+def test_engine_in_its_own_process_syncs_through_the_weights_folder(make_model, tokenizer, prompts):
+    model = make_model()
+    engine = VLLMEngine(VLLMEngineConfig(in_process=False), model, tokenizer)
+    _optimizer_step(model, prompts)
+    engine.sync_weights(model)  # the worker process reloads model.safetensors from the engine's folder
+    ours, theirs = engine.generate(prompts, GREEDY), HFEngine(None, model, tokenizer).generate(prompts, GREEDY)
+    assert [g.token_ids for g in ours] == [g.token_ids for g in theirs]
+    for a, b in zip(ours, theirs):
+        assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4)
+    engine.close()
+
+
 def test_lora_weights_are_merged_into_the_engine(make_model, tokenizer, prompts):
     from coevo.core.policy.lora import LoraSettings, apply_lora
 

@@ -107,8 +107,7 @@ class VLLMEngine(RolloutEngine):
 
     def _build_llm(self):
         c = self.config
-        if c.in_process:
-            os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0" if c.in_process else "1"
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(c.cpu_kvcache_space_gb))
         kwargs = dict(
             model=str(self._folder), skip_tokenizer_init=True, dtype=c.dtype, seed=c.seed,
