@@ -60,15 +60,21 @@ class WarmupSettings:
     briefly on writing prompts built from expert attempts, answered with the library skill of the
     task's type (0 steps: skip it and let early skills be malformed; they are recorded and rewarded)."""
 
-    steps: int = 40  # optimizer steps (0 disables)
+    # share of core's warm-start expert episodes that also give a writing example (0: none). Where the
+    # policy writes skills, they join the warm start itself (coevo.rsipo.demonstrations): the tokenizer
+    # learns the skills' words and SFT teaches the format beside acting.
+    warm_start_share: float = 0.5
+    steps: int = 0  # optimizer steps of a separate fine-tune after the warm start (0 disables)
     batch_size: int = 8
     episodes: int = 48  # expert episodes the examples are built from
-    lr: float = 3e-3
+    lr: float = 1e-4  # 3e-3 for 40 steps eroded acting: sampled success 37% -> 3% at the first RL step
     acting_fraction: float = 0.5  # share of each batch that are expert acting examples (keeps acting intact)
 
     def __post_init__(self):
         if self.steps < 0 or self.batch_size < 1 or self.episodes < 1:
             raise ValueError("algo.warmup: steps must be >= 0, batch_size and episodes >= 1")
+        if not 0 <= self.warm_start_share <= 1:
+            raise ValueError(f"algo.warmup.warm_start_share must be in [0, 1], got {self.warm_start_share}")
         if not 0 <= self.acting_fraction < 1:
             raise ValueError(f"algo.warmup.acting_fraction must be in [0, 1), got {self.acting_fraction}")
     first_index: int = 2_000_000  # train-split index of the first expert episode (disjoint from RL's)

@@ -40,6 +40,7 @@ from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.rsipo.calibration import TrustCalibration, TrustResult
 from coevo.rsipo.centring import centred_skill_rewards
 from coevo.rsipo.config import RSIPOConfig
+from coevo.rsipo.demonstrations import SkillDemonstrations
 from coevo.rsipo.dynamics import dynamics_table, plot_dynamics
 from coevo.rsipo.gain import split_group
 from coevo.rsipo.losses import opsd_loss
@@ -65,6 +66,13 @@ REPLAY_SALT = 0x5EED  # replays draw from their own seeded stream, distinct from
 @registry.algorithms.register("rsipo")
 class RSIPO(GRPO):
     Config = RSIPOConfig
+
+    @classmethod
+    def expert_source(cls, config: RSIPOConfig) -> SkillDemonstrations | None:
+        """Where the policy writes skills: acting plus skill-writing demonstrations in core's warm start."""
+        writes = config.needs_skills and config.skill.source == "policy"
+        return SkillDemonstrations(config.skill, config.warmup.warm_start_share) if (
+            writes and config.warmup.warm_start_share > 0) else None
 
     def __init__(self, config: RSIPOConfig, context: AlgorithmContext):
         super().__init__(config, context)

@@ -31,27 +31,39 @@ from coevo.rsipo.skills.template import Attempt, SkillTemplate, skill_messages
 log = logging.getLogger(__name__)
 
 
+def writing_conversation(env: Environment, template: SkillTemplate, skill: SkillSettings, split: str,
+                         index: int) -> list[dict[str, str]] | None:
+    """Writing prompt → library skill for task ``index`` of ``split`` (``None`` without an expert).
+
+    The prompt shows the expert's full attempt as a success and its first half as a failure, in
+    the template the policy writes from; the answer is the static library skill of the task's type.
+    """
+    task = env.task(split, index)
+    env.reset(task)
+    goal, actions, won = env.goal, [], False
+    for _ in range(env.max_steps):
+        action = env.expert_action()
+        if action is None:
+            return None
+        result = env.step(action)
+        actions.append(action)
+        if result.done:
+            won = result.won
+            break
+    attempts = [Attempt(actions, won), Attempt(actions[: max(1, len(actions) // 2)], False)]
+    messages = skill_messages(template, goal, attempts, skill.trajectories, skill.max_actions)
+    return messages + [{"role": "assistant", "content": format_skill(static_skill(env.name, task.task_type))}]
+
+
 def warmup_samples(env: Environment, tokenizer, template: SkillTemplate, skill: SkillSettings,
                    settings: WarmupSettings) -> list[Sample]:
     """Writing prompt → library skill examples from ``settings.episodes`` expert episodes ([] without an expert)."""
     samples = []
     for index in range(settings.first_index, settings.first_index + settings.episodes):
-        task = env.task("train", index)
-        env.reset(task)
-        goal, actions, won = env.goal, [], False
-        for _ in range(env.max_steps):
-            action = env.expert_action()
-            if action is None:
-                return []
-            result = env.step(action)
-            actions.append(action)
-            if result.done:
-                won = result.won
-                break
-        attempts = [Attempt(actions, won), Attempt(actions[: max(1, len(actions) // 2)], False)]
-        messages = skill_messages(template, goal, attempts, skill.trajectories, skill.max_actions)
-        target = format_skill(static_skill(env.name, task.task_type))
-        encoded = encode_conversation(tokenizer, messages + [{"role": "assistant", "content": target}])
+        conversation = writing_conversation(env, template, skill, "train", index)
+        if conversation is None:
+            return []
+        encoded = encode_conversation(tokenizer, conversation)
         samples.append(Sample(encoded.input_ids, encoded.agent_mask))
     return samples
 

@@ -1,0 +1,55 @@
+"""Skill-writing demonstrations join core's warm start where the policy writes skills."""
+
+import pytest
+
+from coevo.core import registry
+from coevo.core.agent.prompt import PromptSettings
+from coevo.core.cli import train
+from coevo.core.config import build_component
+from coevo.core.expert_data import collect_expert_examples, corpus_texts
+from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
+from coevo.rsipo.config import SkillSettings
+from coevo.rsipo.demonstrations import SkillDemonstrations, chosen
+from coevo.rsipo.skills.library import static_skill
+from coevo.rsipo.skills.parsing import format_skill
+
+PROMPT = PromptSettings(system_prompt="", history_turns=1)
+
+
+def test_share_spreads_the_writing_examples_evenly():
+    assert [chosen(i, 0.5) for i in range(6)] == [False, True, False, True, False, True]
+    assert sum(chosen(i, 0.25) for i in range(40)) == 10 and all(chosen(i, 1.0) for i in range(5))
+
+
+def test_acting_examples_stay_and_writing_examples_answer_with_the_library_skill():
+    env = BoxesEnv(BoxesConfig())
+    acting = collect_expert_examples(env, PROMPT, 6, "train", 100)
+    data = SkillDemonstrations(SkillSettings(), 0.5)(env, PROMPT, 6, "train", 100)
+    assert data.examples[: len(acting.examples)] == acting.examples  # the env expert's, unchanged
+    writing = data.examples[len(acting.examples):]
+    assert len(writing) == 3 and (data.episodes, data.won) == (acting.episodes, acting.won)
+    for index, conversation in zip((101, 103, 105), writing):  # episodes 1, 3, 5 of the six
+        task = env.task("train", index)
+        assert conversation[-1] == {"role": "assistant", "content": format_skill(static_skill("boxes", task.task_type))}
+        assert conversation[0]["role"] == "user" and "Attempt 1" in conversation[0]["content"]
+    # the skills' words reach the tokenizer's corpus
+    assert any("<skill>" in text for text in corpus_texts(data.examples))
+
+
+def test_share_out_of_range_is_refused():
+    with pytest.raises(ValueError, match="warm_start_share"):
+        SkillDemonstrations(SkillSettings(), 0.0)
+
+
+@pytest.mark.parametrize(("algo", "extra", "expected"), [
+    ("rsipo", [], True),
+    ("rsipo", ["algo.warmup.warm_start_share=0"], False),
+    ("grpo_opsd", [], False),  # library skills: the policy never writes
+    ("skill_grpo", [], False),  # the preset puts library skills in the student's context
+    ("rsipo", ["algo.skill.source=library"], False),
+])
+def test_expert_source_only_where_the_policy_writes(compose_train, algo, extra, expected):
+    cfg = compose_train(algo, *extra)
+    algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
+    source = train.expert_source(algo_cls, algo_cfg)
+    assert isinstance(source, SkillDemonstrations) == expected
