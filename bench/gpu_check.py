@@ -93,6 +93,7 @@ def overrides(args: argparse.Namespace, run_dir: str) -> list[str]:
         f"model.intermediate_size={args.intermediate}", f"model.vocab_size={args.vocab}",
         "algo=grpo", "algo.name=grpo_gpu_check", f"algo.tasks_per_step={args.tasks}", f"algo.group_size={args.group}",
         "algo.skip_zero_advantage=false", "algo.micro_batch_tokens=32768", "algo.optim.lr=1.0e-6",
+        "algo.kl_coef=0.0",  # the frozen reference copy is not moved to the GPU (ReferencePolicy is no nn.Module)
         "warmstart.enabled=false", "eval.before=false", "eval.after=false",
         f"trainer.max_steps={args.steps}", "trainer.checkpoint_every=100000", "trainer.progress_bar=false",
         "trainer.cpu_threads=null", f"run_dir={run_dir}", "overwrite=true",

@@ -1,7 +1,8 @@
 """Export the policy as a Hugging Face folder (safetensors) next to every Lightning checkpoint.
 
 The folder ``<run>/policy`` always holds the latest saved weights and tokenizer, written
-atomically by ``coevo.core.policy.saving.save_policy_folder``.
+atomically by ``coevo.core.policy.saving.save_policy_folder`` on rank 0. Under FSDP the weights are
+the checkpoint's full state dict (Lightning gathers the shards for it), not the sharded modules'.
 """
 
 from __future__ import annotations
@@ -21,5 +22,10 @@ class PolicyExport(L.Callback):
         self.tokenizer = tokenizer
 
     def on_save_checkpoint(self, trainer, pl_module, checkpoint) -> None:
-        if trainer.is_global_zero:
-            save_policy_folder(pl_module.policy, self.tokenizer, self.folder)
+        if not trainer.is_global_zero:
+            return
+        state_dict = None
+        if type(trainer.strategy).__name__ == "FSDPStrategy":
+            state_dict = {k.removeprefix("policy."): v for k, v in checkpoint["state_dict"].items()
+                          if k.startswith("policy.")}
+        save_policy_folder(pl_module.policy, self.tokenizer, self.folder, state_dict=state_dict)

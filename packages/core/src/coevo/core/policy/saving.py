@@ -11,14 +11,19 @@ import shutil
 from pathlib import Path
 
 
-def save_policy_folder(model, tokenizer, folder: Path, extra_files: dict[str, str] | None = None) -> Path:
-    """Atomically replace ``folder`` with ``model``/``tokenizer`` and ``extra_files`` (name → text)."""
+def save_policy_folder(model, tokenizer, folder: Path, extra_files: dict[str, str] | None = None,
+                       state_dict: dict | None = None) -> Path:
+    """Atomically replace ``folder`` with ``model``/``tokenizer`` and ``extra_files`` (name → text).
+
+    ``state_dict``: the weights to write instead of the model's own (e.g. a full state dict gathered
+    from FSDP shards)."""
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}")
     old = folder.with_name(folder.name + f".old-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp, safe_serialization=True)
+    extra = {"state_dict": state_dict} if state_dict is not None else {}
+    model.save_pretrained(tmp, safe_serialization=True, **extra)
     tokenizer.save_pretrained(tmp)
     for name, text in (extra_files or {}).items():
         (tmp / name).write_text(text)
