@@ -47,6 +47,12 @@ def _worker(rank: int, port: int, results) -> None:
         model.weight.grad = None if rank == 0 else torch.tensor([[2.0, 4.0]])  # rank 0 took no backward
         dist.average_gradients(model.parameters())
         out["grad"] = model.weight.grad.tolist()
+        dist.BUCKET_ELEMENTS = 5  # several all-reduce buckets: 4 + 3 + 6 values
+        layers = [torch.nn.Parameter(torch.zeros(n)) for n in (4, 3, 6)]
+        for p in layers:
+            p.grad = torch.full_like(p, 2.0 * rank)  # rank 0: 0, rank 1: 2 -> mean 1
+        dist.average_gradients(layers)
+        out["bucketed"] = [p.grad.tolist() for p in layers]
         out["decision"] = dist.broadcast_object("commit" if rank == 0 else "rollback")
         try:
             dist.on_main(lambda: (_ for _ in ()).throw(FileExistsError("run_dir: taken")))
@@ -92,6 +98,10 @@ def test_gradients_averaged_and_parameters_aligned(two_ranks):
     for rank in (0, 1):
         assert two_ranks[rank]["weight"] == [[0.0, 0.0]]  # rank 0's
         assert two_ranks[rank]["grad"] == [[1.0, 2.0]]  # (0 + [2, 4]) / 2
+
+
+def test_gradient_buckets_each_average_their_share(two_ranks):
+    assert two_ranks[1]["bucketed"] == [[1.0] * 4, [1.0] * 3, [1.0] * 6]
 
 
 def test_decisions_and_errors_come_from_rank_zero(two_ranks):

@@ -34,6 +34,9 @@ ADDITIVE = frozenset({"samples", "agent_tokens", "episodes", "env_steps", "token
                       "student_episodes", "replay_episodes"})
 
 
+BUCKET_ELEMENTS = 1 << 26  # gradient values per all-reduce (256 MB in fp32): bounds the extra memory
+
+
 class RankMismatchError(RuntimeError):
     """Ranks that must agree (same decision, same calibration state) do not."""
 
@@ -174,9 +177,9 @@ def gather_episode_stats(episodes: Iterable) -> list:
 def average_gradients(parameters: Iterable[torch.nn.Parameter]) -> None:
     """Replace every gradient by its mean over the ranks (a missing gradient counts as zero).
 
-    One flat all-reduce per dtype/device. Used instead of DDP's backward hooks because ranks take
-    different numbers of micro-batch backward passes (their rollouts differ), which DDP's reducer
-    cannot match up.
+    Flat all-reduces over buckets of at most ``BUCKET_ELEMENTS`` gradient values of one dtype and
+    device. Used instead of DDP's backward hooks because ranks take different numbers of
+    micro-batch backward passes (their rollouts differ), which DDP's reducer cannot match up.
     """
     if not active():
         return
@@ -184,16 +187,24 @@ def average_gradients(parameters: Iterable[torch.nn.Parameter]) -> None:
     for p in params:
         if p.grad is None:
             p.grad = torch.zeros_like(p)
-    groups: dict[tuple, list[torch.nn.Parameter]] = {}
+    buckets: list[list[torch.nn.Parameter]] = []
+    open_buckets: dict[tuple, tuple[list[torch.nn.Parameter], list[int]]] = {}  # key -> (params, [size])
     for p in params:
-        groups.setdefault((p.grad.dtype, p.grad.device), []).append(p)
+        key = (p.grad.dtype, p.grad.device)
+        bucket, size = open_buckets.get(key, (None, [0]))
+        if bucket is None or size[0] + p.grad.numel() > BUCKET_ELEMENTS:
+            bucket, size = [], [0]
+            open_buckets[key] = (bucket, size)
+            buckets.append(bucket)
+        bucket.append(p)
+        size[0] += p.grad.numel()
     world = world_size()
-    for group in groups.values():
-        flat = torch.cat([p.grad.reshape(-1) for p in group])
+    for bucket in buckets:
+        flat = torch.cat([p.grad.reshape(-1) for p in bucket])
         dist.all_reduce(flat, op=dist.ReduceOp.SUM)
         flat /= world
         offset = 0
-        for p in group:
+        for p in bucket:
             n = p.grad.numel()
             p.grad.copy_(flat[offset : offset + n].view_as(p.grad))
             offset += n
