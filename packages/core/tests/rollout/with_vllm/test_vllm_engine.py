@@ -10,6 +10,7 @@ pytest.importorskip("vllm", reason="vLLM is not installed (make install-vllm; ma
 
 from coevo.core import registry  # noqa: E402
 from coevo.core.policy.logprobs import sequence_token_logprobs  # noqa: E402
+from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model  # noqa: E402
 from coevo.core.rollout.engine import SamplingSettings  # noqa: E402
 from coevo.core.rollout.hf_engine import HFEngine  # noqa: E402
 from coevo.core.rollout.vllm_engine import VLLMEngine, VLLMEngineConfig  # noqa: E402
@@ -133,9 +134,39 @@ def test_lora_weights_are_merged_into_the_engine(make_model, tokenizer, prompts)
     engine.close()
 
 
-def test_head_dim_unsupported_on_cpu_is_a_clear_error(tokenizer):
-    from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
+def test_engines_of_one_shape_share_the_instance_and_take_it_over(vllm_engine, vllm_model, make_model, tokenizer,
+                                                                  prompts):
+    """Training engine + an evaluation engine of another model copy, used alternately, then dropped:
+    each serves its own model's weights and the survivor keeps working."""
+    import gc
 
+    from coevo.core.rollout import vllm_instance
+
+    other = make_model()
+    _optimizer_step(other, prompts)
+    second = VLLMEngine(None, other, tokenizer)
+    assert second._slot is vllm_engine._slot  # no second in-process instance
+    mine = [g.token_ids for g in HFEngine(None, vllm_model, tokenizer).generate(prompts, GREEDY)]
+    theirs = [g.token_ids for g in HFEngine(None, other, tokenizer).generate(prompts, GREEDY)]
+    assert mine != theirs
+    for _ in range(2):
+        assert [g.token_ids for g in second.generate(prompts, GREEDY)] == theirs
+        assert [g.token_ids for g in vllm_engine.generate(prompts, GREEDY)] == mine
+    del second
+    gc.collect()
+    assert [g.token_ids for g in vllm_engine.generate(prompts, GREEDY)] == mine
+    # an engine for another shape replaces the instance; the old engine builds it again when used
+    wider = build_tiny_model(TinyModelConfig(hidden_size=128, num_layers=1, num_heads=4, num_kv_heads=2,
+                                             intermediate_size=128), tokenizer).eval()
+    replacement = VLLMEngine(None, wider, tokenizer)
+    generation = vllm_instance.SHARED.generation
+    assert [g.token_ids for g in replacement.generate(prompts, GREEDY)] == [
+        g.token_ids for g in HFEngine(None, wider, tokenizer).generate(prompts, GREEDY)]
+    assert [g.token_ids for g in vllm_engine.generate(prompts, GREEDY)] == mine
+    assert vllm_instance.SHARED.generation == generation + 1  # rebuilt once
+
+
+def test_head_dim_unsupported_on_cpu_is_a_clear_error(tokenizer):
     if torch.cuda.is_available():
         pytest.skip("CPU attention limit")
     model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, num_kv_heads=1,

@@ -18,15 +18,17 @@ Registered lazily (``builtin.py``): core imports without vLLM.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
 
 from coevo.core import registry
+from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
 from coevo.core.rollout.sync_check import SyncCheckSettings
 from coevo.core.rollout.weights import base_model, export_weights, save_checkpoint_folder, weights_version
@@ -98,14 +100,26 @@ class VLLMEngine(RolloutEngine):
         self.pad_id = tokenizer.pad_token_id
         self.stop_ids = [tokenizer.eos_token_id]
         _check_head_dim(base_model(model).config)
-        self._folder = Path(tempfile.mkdtemp(prefix="coevo-vllm-"))
-        save_checkpoint_folder(model, tokenizer, self._folder)
-        self.llm = self._build_llm()
+        self._folder = Path(tempfile.mkdtemp(prefix="coevo-vllm-"))  # the weights vLLM builds from / reloads
+        self._model = model  # the model whose weights this engine serves (re-pushed after a takeover)
+        # in-process engines of one shape share the process's instance (see vllm_instance.py)
+        self._slot = vllm_instance.SHARED if self.config.in_process else vllm_instance.Slot()
+        self._token = object()  # identifies this engine as the slot's owner
+        self._generation, built = vllm_instance.acquire(self._key(model), self._build_llm, self._slot)
         self._version = weights_version(model)
-        self._asleep = False
         self.syncs = 0  # weight pushes so far
+        if built:
+            self._slot.owner = self._token
+        else:  # another engine's instance of the same shape: load this model's weights into it
+            self._push(model)
+            self.syncs = 0
+
+    def _key(self, model: torch.nn.Module) -> str:
+        settings = {k: v for k, v in asdict(self.config).items() if k != "sync_check"}
+        return json.dumps([settings, base_model(model).config.to_dict()], sort_keys=True, default=str)
 
     def _build_llm(self):
+        save_checkpoint_folder(self._model, self.tokenizer, self._folder)
         c = self.config
         os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0" if c.in_process else "1"
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(c.cpu_kvcache_space_gb))
@@ -119,33 +133,50 @@ class VLLMEngine(RolloutEngine):
                           enable_sleep_mode=c.enable_sleep_mode)
         return vllm.LLM(**kwargs)
 
+    @property
+    def llm(self):
+        """The vLLM instance, awake, holding this engine's weights."""
+        slot = self._slot
+        if slot.generation != self._generation or slot.llm is None:  # replaced or shut down: build again
+            self._generation, built = vllm_instance.acquire(self._key(self._model), self._build_llm, slot)
+            if built:  # else another engine's weights are loaded: taken over below
+                slot.owner, self._version = self._token, weights_version(self._model)
+        if slot.asleep:
+            slot.llm.wake_up()
+            slot.asleep = False
+        if slot.owner != self._token:  # another engine's weights are loaded: take the instance over
+            self._push(self._model)
+        return slot.llm
+
     # -- weight sync ----------------------------------------------------------------------------
     def sync_weights(self, model: torch.nn.Module) -> None:
         """Push ``model``'s weights (LoRA merged) unless unchanged since the last push; reset the prefix cache."""
-        self._wake()
-        version = weights_version(model)
-        if version == self._version:
+        self._model = model
+        if self._slot.owner == self._token and weights_version(model) == self._version:
+            self.llm  # noqa: B018 (wakes a sleeping instance)
             return
+        self._push(model)
+
+    def _push(self, model: torch.nn.Module) -> None:
+        slot = self._slot
+        slot.owner = self._token  # before self.llm: no takeover recursion
+        llm = self.llm
         if self.config.in_process and self.config.tensor_parallel_size == 1:
             # the worker lives in this process: hand it the tensors, no copy through the disk
-            self.llm.collective_rpc("reload_weights", kwargs={"weights_iterator": export_weights(model)})
+            llm.collective_rpc("reload_weights", kwargs={"weights_iterator": export_weights(model)})
         else:  # workers in other processes read the weights from the engine's folder
             save_checkpoint_folder(model, self.tokenizer, self._folder)
-            self.llm.collective_rpc("reload_weights", kwargs={"weights_path": str(self._folder)})
-        self.llm.reset_prefix_cache()
-        self._version = version
+            llm.collective_rpc("reload_weights", kwargs={"weights_path": str(self._folder)})
+        llm.reset_prefix_cache()
+        self._version = weights_version(model)
         self.syncs += 1
 
     def release_memory(self) -> None:
         """Between rollouts with ``enable_sleep_mode`` (GPU): free the engine's weights and KV cache."""
-        if self.config.enable_sleep_mode and torch.cuda.is_available() and not self._asleep:
-            self.llm.sleep(level=1)
-            self._asleep = True
-
-    def _wake(self) -> None:
-        if self._asleep:
-            self.llm.wake_up()
-            self._asleep = False
+        slot = self._slot
+        if self.config.enable_sleep_mode and torch.cuda.is_available() and slot.llm is not None and not slot.asleep:
+            slot.llm.sleep(level=1)
+            slot.asleep = True
 
     # -- sampling and scoring -------------------------------------------------------------------
     def _prompts(self, prompts: list[list[int]]):
@@ -154,7 +185,7 @@ class VLLMEngine(RolloutEngine):
     def generate(self, prompts: list[list[int]], settings: SamplingSettings) -> list[Generation]:
         if not prompts:
             return []
-        self._wake()
+        llm = self.llm
         greedy = settings.temperature <= 0
         seeds = torch.randint(0, 2**31 - 1, (len(prompts),)).tolist()  # from torch's (per-step seeded) generator
         params = [
@@ -165,7 +196,7 @@ class VLLMEngine(RolloutEngine):
             )
             for seed in seeds
         ]
-        outputs = self.llm.generate(self._prompts(prompts), params, use_tqdm=False)
+        outputs = llm.generate(self._prompts(prompts), params, use_tqdm=False)
         results = []
         for out in outputs:
             completion = out.outputs[0]
@@ -177,7 +208,6 @@ class VLLMEngine(RolloutEngine):
 
     def score(self, prompts: list[list[int]], candidates: list[list[list[int]]]) -> list[list[list[float]]]:
         """One request per (prompt, candidate) with prompt log-probs; the candidate's positions are kept."""
-        self._wake()
         scores: list[list[list[float]]] = [[[] for _ in cands] for cands in candidates]
         jobs = [(i, j) for i, cands in enumerate(candidates) for j, cand in enumerate(cands) if cand]
         if not jobs:
@@ -192,10 +222,10 @@ class VLLMEngine(RolloutEngine):
         return scores
 
     def close(self) -> None:
-        """Free the engine and its weights folder."""
-        llm, self.llm = getattr(self, "llm", None), None
-        if llm is not None:
-            del llm
+        """Remove the weights folder; shut down a worker-process instance. The shared in-process
+        instance stays for the process's other engines (``vllm_instance.release()`` ends it)."""
+        if self._slot is not vllm_instance.SHARED and self._slot.generation == self._generation:
+            vllm_instance.release(self._slot)
         shutil.rmtree(self._folder, ignore_errors=True)
 
     def __del__(self):
