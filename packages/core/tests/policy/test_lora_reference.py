@@ -70,3 +70,12 @@ def test_reference_policy_full_finetuning_is_a_frozen_copy(fresh_tiny_model, tok
         assert all(not p.requires_grad for p in reference.parameters())
         torch.testing.assert_close(reference(input_ids=ids).logits, base)
     assert all(p.requires_grad for p in fresh_tiny_model.parameters())  # the live model still trains
+
+
+def test_frozen_reference_follows_the_live_policy_to_its_device(fresh_tiny_model):
+    # the trainer moves the policy to its device (a GPU) after the reference copy was made
+    reference = ReferencePolicy(fresh_tiny_model)
+    fresh_tiny_model.to("meta")
+    with reference.model() as frozen:
+        assert {p.device.type for p in frozen.parameters()} == {"meta"}
+        assert not any(p.requires_grad for p in frozen.parameters())

@@ -53,6 +53,9 @@ class ReferencePolicy:
     def model(self):
         """Yields a module that computes reference log-probs (no grad)."""
         if self._frozen is not None:
+            device = next(self._live.parameters()).device
+            if next(self._frozen.parameters()).device != device:  # the trainer moved the live policy (GPU)
+                self._frozen.to(device)
             with torch.no_grad():
                 yield self._frozen
         else:
