@@ -6,7 +6,8 @@ vLLM holds its own copy of the policy. The engine builds it from the trainer's c
 runner's ``reload_weights`` (a plain ``load_weights`` fails on CPU, where weights are repacked),
 then resets the prefix cache: without that, a prompt longer than one KV block would reuse cached
 keys/values computed with the old weights. The trainer checks every step that the engine's
-log-probs match its own (``rollout.sync_check``, see ``sync_check.py``).
+log-probs match its own (``rollout.sync_check``, see ``sync_check.py``). In-process engines of
+one model shape (training, evaluation) share one vLLM instance per process (``vllm_instance.py``).
 
 Log-probs are vLLM's "processed" ones: log_softmax(logits / temperature) of the sampled token,
 the trainer's definition as long as ``top_p`` is 1 (greedy: temperature 1). Sampling seeds come
