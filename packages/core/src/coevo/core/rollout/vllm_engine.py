@@ -231,6 +231,6 @@ class VLLMEngine(RolloutEngine):
 
     def __del__(self):
         folder = getattr(self, "_folder", None)
-        if folder is not None:
+        if folder is not None and shutil is not None:  # shutil is None at interpreter exit
             shutil.rmtree(folder, ignore_errors=True)
 
