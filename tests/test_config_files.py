@@ -33,7 +33,12 @@ def test_preset_lists_every_field(path):
     node = OmegaConf.load(path)
     if "defaults" in node:  # a "# @package _global_" preset that also picks other groups (evoheir → env=math)
         node = node[path.parent.name]
-    component = GROUPS[path.parent.name].get(node.name)
+    try:
+        component = GROUPS[path.parent.name].get(node.name)
+    except registry.RegistryError as exc:  # an optional dependency (vllm) absent here: its own suite checks it
+        if "failed to import" not in str(exc):
+            raise
+        pytest.skip(str(exc).splitlines()[0])
     schema = component.Config
     fields = {f.name for f in dataclasses.fields(schema)}
     assert missing_keys(node, schema) == []
