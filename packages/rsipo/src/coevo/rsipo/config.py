@@ -56,9 +56,10 @@ class SkillSettings:
 
 @dataclass
 class WarmupSettings:
-    """Skill-writing warm-up: the tiny policy never saw skill text, so before RL it is fine-tuned
-    briefly on writing prompts built from expert attempts, answered with the library skill of the
-    task's type (0 steps: skip it and let early skills be malformed; they are recorded and rewarded)."""
+    """Teaching the tiny policy to write skills: it never saw skill text. By default writing examples
+    (prompt → library skill of the task's type) join core's warm start (``warm_start_share``; see
+    ``coevo.rsipo.demonstrations``); ``steps`` > 0 adds a separate fine-tune on writing prompts after
+    it. With neither, early skills are malformed; they are recorded and rewarded like any other."""
 
     # share of core's warm-start expert episodes that also give a writing example (0: none). Where the
     # policy writes skills, they join the warm start itself (coevo.rsipo.demonstrations): the tokenizer

@@ -1,13 +1,13 @@
-"""Skill-writing warm-up: teach a policy that has never seen skill text the ``<skill>…</skill>`` format.
+"""Skill-writing examples, and the optional fine-tune on them after the warm start.
 
-The tiny model is warm-started (core) on expert *actions* only. Before RL, RSIPO fine-tunes it for
-``warmup.steps`` steps on writing prompts built from expert episodes (the expert's full attempt as
-a success and its first half as a failure, in the same template the policy writes from), answered
-with the static library skill of the task's type. Skills then start well-formed and procedural and
-evolve under L_skill. It runs once at the start of a fresh run (never on resume), with its own
-optimizer, and is skipped with a warning where the environment has no expert or no library.
-A share ``acting_fraction`` of every batch are the expert's acting examples (as in core's warm start),
-so that learning to write does not erode how the shared weights act.
+``writing_conversation`` builds one writing prompt (the expert's full attempt as a success and its
+first half as a failure, in the template the policy writes from) answered with the static library
+skill of the task's type; ``coevo.rsipo.demonstrations`` puts such examples into core's warm start
+(the default). ``run_warmup`` is the separate fine-tune (``warmup.steps`` > 0; off by default: 40
+steps at lr 3e-3 eroded acting), once at the start of a fresh run (never on resume), with its own
+optimizer, skipped with a warning where the environment has no expert or no library. A share
+``acting_fraction`` of every batch are the expert's acting examples (as in core's warm start), so
+that learning to write does not erode how the shared weights act.
 """
 
 from __future__ import annotations
