@@ -1,8 +1,8 @@
 """RSIPO against its baselines on the household env with the tiny model (CPU), several seeds.
 
-What it measures: held-out greedy success (``eval.split``, ``eval.num_tasks`` tasks) after
-training, per method and seed, with mean and standard deviation over seeds, for
-GRPO, GRPO+OPSD, RSIPO and the two RSIPO ablations (ω ≡ 1; no skill evolution), in two
+What it measures: held-out success after training (``eval.split``, ``eval.num_tasks`` tasks;
+sampled, ``eval.samples_per_task`` episodes per task, and greedy, each task once), per method and
+seed, with mean and standard deviation over seeds, for GRPO, GRPO+OPSD, RSIPO and the two RSIPO ablations (ω ≡ 1; no skill evolution), in two
 comparisons:
 - equal steps: every method trains ``--steps`` optimizer steps;
 - equal rollout budget: methods without replay train ``round(steps * 1.5)`` steps, since RSIPO
@@ -58,6 +58,7 @@ def run_one(method: str, seed: int, steps: int, extra: list[str], out: Path, rsi
         r.get("train/budget/rollouts", 0) or 0 for r in rows) or steps * cfg.algo.tasks_per_step * cfg.algo.group_size
     return {"method": method, "seed": seed, "steps": steps, "seconds": round(time.perf_counter() - start, 1),
             "before": result["before"]["success"], "after": result["after"]["success"],
+            "before_greedy": result["before"].get("greedy/success"), "after_greedy": result["after"].get("greedy/success"),
             "after_per_type": {k: v for k, v in result["after"].items() if k.startswith("success/")},
             "rollouts": rollouts, "run_dir": str(run_dir)}
 
@@ -65,10 +66,15 @@ def run_one(method: str, seed: int, steps: int, extra: list[str], out: Path, rsi
 def summarise(runs: list[dict]) -> dict:
     table = {}
     for method in METHODS:
-        values = [r["after"] for r in runs if r["method"] == method]
-        if values:
-            table[method] = {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
-                             "n": len(values), "rollouts": statistics.mean(r["rollouts"] for r in runs if r["method"] == method)}
+        mine = [r for r in runs if r["method"] == method]
+        if not mine:
+            continue
+        table[method] = {"n": len(mine), "rollouts": statistics.mean(r["rollouts"] for r in mine)}
+        for key in ("after", "after_greedy"):
+            values = [r[key] for r in mine if r.get(key) is not None]
+            if values:
+                table[method][f"{key}_mean"] = statistics.mean(values)
+                table[method][f"{key}_std"] = statistics.stdev(values) if len(values) > 1 else 0.0
     return table
 
 

@@ -17,6 +17,8 @@ def success_table(before: dict[str, float] | None, after: dict[str, float] | Non
     table.add_column("change", justify="right")
     keys = [k for k in (after or before or {}) if k.startswith("success/")]
     rows = [(k.removeprefix("success/"), k) for k in keys] + [("ALL", "success")]
+    if "greedy/success" in (after or before or {}):  # eval.mode=sample with eval.also_greedy
+        rows.append(("ALL, greedy (each task once)", "greedy/success"))
     for label, key in rows:
         b = (before or {}).get(key, math.nan)
         a = (after or {}).get(key, math.nan)

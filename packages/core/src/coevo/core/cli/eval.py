@@ -49,9 +49,17 @@ def run(cfg: DictConfig) -> dict:
     _, _, make_env = env_factory(cfg.env)
     _, engine_cfg = engine_component(cfg.get("rollout"))
     model, tokenizer = load_pretrained(folder)
-    summary, _ = evaluate(model, tokenizer, make_env, settings.agent, settings.eval.split, settings.eval.num_tasks,
-                          settings.eval.batch_size, cfg.rollout.name if cfg.get("rollout") else "hf", engine_cfg)
-    title = f"{folder} on {cfg.env.name}/{settings.eval.split} ({settings.eval.num_tasks} tasks, greedy)"
+    e, engine_name = settings.eval, cfg.rollout.name if cfg.get("rollout") else "hf"
+
+    def one(mode: str, samples: int) -> dict:
+        return evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size, engine_name,
+                        engine_cfg, mode=mode, samples_per_task=samples, sample_seed=e.sample_seed)[0]
+
+    summary = one(e.mode, e.samples_per_task)
+    if e.mode == "sample" and e.also_greedy:
+        summary.update({f"greedy/{key}": value for key, value in one("greedy", 1).items()})
+    title = (f"{folder} on {cfg.env.name}/{settings.eval.split} ({settings.eval.num_tasks} tasks, "
+             f"{settings.eval.describe()})")
     console.print(success_table(None, summary, title))
     console.print(json.dumps({k: round(v, 4) for k, v in summary.items()}))
     return summary

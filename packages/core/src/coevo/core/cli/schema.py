@@ -42,6 +42,9 @@ class TrainerSettings:
                              f"trainer.num_nodes={self.num_nodes}; choose trainer=ddp_cpu (CPU) or trainer=fsdp (GPUs)")
 
 
+EVAL_MODES = ("greedy", "sample")
+
+
 @dataclass
 class EvalSettings:
     split: str = "eval_in_distribution"
@@ -52,6 +55,25 @@ class EvalSettings:
     # beyond the training range (cli/eval_range.py): the out-of-distribution split's depth / size
     depth: int | None = None  # -> env.ood_depth (algebra, craft)
     size: int | None = None  # -> env.ood_size (maze) or env.ood_num_chunks (longctx)
+    # greedy: each task once, argmax decoding | sample: samples_per_task episodes per task drawn from
+    # the policy as it is trained (temperature / choice softmax of agent.*), success averaged over them
+    mode: str = "sample"
+    samples_per_task: int = 4
+    sample_seed: int = 0  # the sampling stream of mode=sample (fixed: the same weights replay the same episodes)
+    also_greedy: bool = True  # mode=sample: also play each task greedily once (keys greedy/…, one more table row)
+
+    def __post_init__(self):
+        if self.mode not in EVAL_MODES:
+            raise ValueError(f"eval.mode: unknown '{self.mode}'; choose one of {list(EVAL_MODES)}")
+        if self.samples_per_task < 1:
+            raise ValueError(f"eval.samples_per_task: must be >= 1, got {self.samples_per_task}")
+        if self.mode == "greedy" and self.samples_per_task != 1:
+            raise ValueError(f"eval.samples_per_task={self.samples_per_task} with eval.mode=greedy would replay "
+                             f"identical episodes; set eval.mode=sample, or eval.samples_per_task=1")
+
+    def describe(self) -> str:
+        """"greedy" or "sampled, 4 per task" (for titles and logs)."""
+        return "greedy" if self.mode == "greedy" else f"sampled, {self.samples_per_task} per task"
 
 
 @dataclass

@@ -112,7 +112,8 @@ def run(cfg: DictConfig) -> dict:
         path = run_dir / f"eval_{tag}.json"
         if path.is_file() and tag == "before":
             return json.loads(path.read_text())
-        say(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {settings.eval.split}, greedy")
+        say(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {settings.eval.split}, "
+            f"{settings.eval.describe()}")
         summary = evaluate_all_ranks(model, tokenizer, make_env, settings.agent, settings.eval, context.engine_name,
                                      engine_cfg, env_cls.task_types)
         if dist.is_main():
@@ -129,7 +130,8 @@ def run(cfg: DictConfig) -> dict:
     train_seconds = time.perf_counter() - start
     after = run_eval("after") if settings.eval.after else None
 
-    title = f"{algo_cfg.name} on {env_cls.name}: held-out success ({settings.eval.split})"
+    title = (f"{algo_cfg.name} on {env_cls.name}: held-out success "
+             f"({settings.eval.split}, {settings.eval.describe()})")
     result = {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
     if not dist.is_main():
         return result
@@ -150,16 +152,23 @@ def _silent(*args, **kwargs) -> None:
 
 def evaluate_all_ranks(model, tokenizer, make_env, agent, eval_settings, engine_name, engine_cfg,
                        task_types) -> dict:
-    """Greedy held-out evaluation; with several processes each plays its share of the tasks and the
-    summary is that of all of them (identical on every rank)."""
+    """Held-out evaluation (``eval.mode``); with several processes each plays its share of the
+    episodes and the summary is that of all of them (identical on every rank)."""
     e = eval_settings
-    if dist.world_size() == 1:
-        summary, _ = evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
-                              engine_cfg)
-        return summary
-    _, episodes = evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
-                           engine_cfg, share=(dist.rank(), dist.world_size()))
-    return summarize(dist.gather_episode_stats(episodes), task_types)
+
+    def one(mode: str, samples: int) -> dict:
+        how = {"mode": mode, "samples_per_task": samples, "sample_seed": e.sample_seed}
+        if dist.world_size() == 1:
+            return evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
+                            engine_cfg, **how)[0]
+        _, episodes = evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
+                               engine_cfg, share=(dist.rank(), dist.world_size()), **how)
+        return summarize(dist.gather_episode_stats(episodes), task_types)
+
+    summary = one(e.mode, e.samples_per_task)
+    if e.mode == "sample" and e.also_greedy:
+        summary.update({f"greedy/{key}": value for key, value in one("greedy", 1).items()})
+    return summary
 
 
 def expert_source(algo_cls, algo_cfg):
