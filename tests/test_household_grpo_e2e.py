@@ -45,7 +45,7 @@ def test_train_then_eval_on_household(tmp_path):
         assert (run_dir / name).exists(), name
     assert any((run_dir / "tb").rglob("events.out.tfevents.*"))
     after = json.loads((run_dir / "eval_after.json").read_text())
-    assert set(after) >= {"success", "reward", "invalid_rate"}
+    assert set(after) >= {"success", "reward", "invalid_rate", "greedy/success"}  # sampled, and greedy alongside
 
     eval_cfg = _compose("eval", [f"checkpoint={run_dir}", "eval.split=eval_out_of_distribution", "eval.num_tasks=4"])
     summary = eval_cli.run(eval_cli.with_run_settings(eval_cfg, [f"checkpoint={run_dir}"]))

@@ -3,13 +3,14 @@ baseline/ablation by name."""
 
 import json
 
+import pytest
 import torch
 from safetensors.torch import load_file
 
 from coevo.core.cli import train
 from coevo.core.cli.components import env_factory
 from coevo.core.cli.schema import TrainSchema
-from coevo.core.config import validate
+from coevo.core.config import ConfigError, validate
 
 QUIET = ("eval.before=false", "eval.after=false")
 
@@ -88,6 +89,14 @@ def test_skill_prompt_evaluates_with_library_skills_and_stops(compose_train, tmp
     assert result["steps"] == 1  # evaluation only: stops after its single step
     summary = json.loads((tmp_path / "run" / "eval_skill_prompt.json").read_text())
     assert 0.0 <= summary["success"] <= 1.0 and "success/near" in summary or "success/far" in summary
+    assert (summary["success"] * 16) == pytest.approx(round(summary["success"] * 16))  # 4 tasks x 4 samples
+
+
+def test_skill_prompt_refuses_an_unknown_evaluation_mode(compose_train):
+    cfg = compose_train("skill_prompt", "eval.before=false", "eval.after=false", "algo.num_tasks=2",
+                        "algo.mode=beam")
+    with pytest.raises(ConfigError, match="algo.mode': unknown 'beam'"):
+        train.run(cfg)
 
 
 def test_rsipo_in_generate_mode_distills_per_token(compose_train, tmp_path):

@@ -66,11 +66,13 @@ def test_resume_reproduces_an_uninterrupted_run(compose_train, tmp_path):
 @pytest.mark.slow
 def test_grpo_improves_held_out_success_on_boxes(compose_train, tmp_path):
     # a weak warm start (10 expert episodes, 1 epoch) leaves room to improve; 20 GRPO steps on
-    # 4 tasks x 8 episodes must raise greedy success on the 12 held-out tasks
+    # 4 tasks x 8 episodes must raise greedy success on the 12 held-out tasks by 3 of them
     cfg = compose_train("warmstart.episodes=10", "warmstart.sft.epochs=1", "trainer.max_steps=20",
                         "algo.tasks_per_step=4", "algo.group_size=8", "eval.num_tasks=12", "env.num_boxes=4")
     result = train.run(cfg)
-    assert result["after"]["success"] >= result["before"]["success"] + 0.25, result
+    # greedy (eval.also_greedy): 0.50 -> 0.75 here; sampled, 4 episodes per task: 0.67 -> 0.71
+    assert result["after"]["greedy/success"] >= result["before"]["greedy/success"] + 0.25, result
+    assert result["after"]["success"] > result["before"]["success"], result
 
 
 def test_several_updates_per_batch_recompute_old_logprobs_and_clip(compose_train, tmp_path):

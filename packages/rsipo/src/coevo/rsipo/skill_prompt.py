@@ -1,7 +1,8 @@
 """``algo=skill_prompt``: the Skill-Prompt baseline, evaluation only.
 
-No training: the first (and only) step plays the first ``num_tasks`` tasks of ``split`` greedily
-with the static library skill of each task's type before the first message, records
+No training: the first (and only) step plays the first ``num_tasks`` tasks of ``split`` (as core's
+evaluation does: ``samples_per_task`` sampled episodes per task from a seeded generator, or greedily
+once) with the static library skill of each task's type before the first message, records
 ``skill_prompt/*`` metrics, writes ``eval_skill_prompt.json`` in the run folder, prints the
 per-type table, and stops the run. The CLI's own before/after evaluations (without skills) are
 those of the unchanged policy. Launch: ``make train ALGO=skill_prompt``.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+import torch
 from rich.console import Console
 
 from coevo.core import registry
@@ -32,21 +34,29 @@ class SkillPromptConfig:
     split: str = "eval_in_distribution"  # split evaluated with skills (match eval.split)
     num_tasks: int = 60  # tasks evaluated (match eval.num_tasks)
     batch_size: int = 60  # environments played in parallel
+    mode: str = "sample"  # sample | greedy (match eval.mode)
+    samples_per_task: int = 4  # mode=sample (match eval.samples_per_task)
+    sample_seed: int = 0
     context_prefix: str = "Skill: "
     optim: OptimSettings = field(default_factory=OptimSettings)  # unused: no parameter changes
 
 
-def evaluate_with_skills(module: RolloutModule, split: str, num_tasks: int, batch_size: int, prefix: str) -> dict:
+def evaluate_with_skills(module: RolloutModule, c: SkillPromptConfig) -> dict:
     probe = module.context.make_env()
-    total = probe.num_tasks(split)
-    n = num_tasks if total is None else min(num_tasks, total)
-    tasks = [probe.task(split, i) for i in range(n)]
+    total = probe.num_tasks(c.split)
+    n = c.num_tasks if total is None else min(c.num_tasks, total)
+    repeats = c.samples_per_task if c.mode == "sample" else 1
+    tasks = [probe.task(c.split, i) for i in range(n) for _ in range(repeats)]
     loop = AgentLoop(module.engine, module.context.tokenizer, module.context.agent)
     episodes = []
-    for start in range(0, n, batch_size):
-        chunk = tasks[start : start + batch_size]
-        contexts = [skill_context(static_skill(probe.name, t.task_type), prefix) for t in chunk]
-        episodes += loop.run(chunk, module.envs(len(chunk)), greedy=True, contexts=contexts)
+    with torch.random.fork_rng():
+        torch.manual_seed(c.sample_seed)
+        generator = torch.Generator().manual_seed(c.sample_seed)
+        for start in range(0, len(tasks), c.batch_size):
+            chunk = tasks[start : start + c.batch_size]
+            contexts = [skill_context(static_skill(probe.name, t.task_type), c.context_prefix) for t in chunk]
+            episodes += loop.run(chunk, module.envs(len(chunk)), greedy=c.mode == "greedy", contexts=contexts,
+                                 generator=generator)
     return summarize(episodes, module.context.task_types)
 
 
@@ -57,6 +67,8 @@ class SkillPrompt(RolloutModule):
     def __init__(self, config: SkillPromptConfig, context: AlgorithmContext):
         super().__init__(context, config.optim, group_size=1)
         self.config = config
+        if config.mode not in ("sample", "greedy"):
+            raise ConfigError(f"config error at 'algo.mode': unknown '{config.mode}'; choose sample or greedy")
         try:
             library(self.envs(1)[0].name)
         except ValueError as exc:
@@ -65,13 +77,14 @@ class SkillPrompt(RolloutModule):
     def training_step(self, batch, batch_idx):
         self.take_tasks(batch)
         c = self.config
-        summary = evaluate_with_skills(self, c.split, c.num_tasks, c.batch_size, c.context_prefix)
+        summary = evaluate_with_skills(self, c)
         self.record({f"skill_prompt/{k}": v for k, v in summary.items()})
         folder = self.trainer.logger.save_dir if self.trainer.logger is not None else self.trainer.default_root_dir
         path = f"{folder}/eval_skill_prompt.json"
         with open(path, "w") as handle:
             json.dump(summary, handle, indent=2)
-        Console().print(success_table(None, summary, f"skill_prompt: greedy success with library skills ({c.split})"))
+        how = "greedy" if c.mode == "greedy" else f"sampled, {c.samples_per_task} per task"
+        Console().print(success_table(None, summary, f"skill_prompt: success with library skills ({c.split}, {how})"))
         self.optimizer_step_with_clipping()  # no gradients: the weights stay; the step counter advances
         self.trainer.should_stop = True
         return None
