@@ -41,7 +41,7 @@ from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.processes import start_processes
 from coevo.core.cli.run_dir import prepare_run_dir
-from coevo.core.cli.schema import TrainSchema
+from coevo.core.cli.schema import TrainSchema, cpu_thread_count
 from coevo.core.cli.strategy import build_strategy, require_gpu
 from coevo.core.config import ConfigError, build_component, validate
 from coevo.core.data.rollout_datamodule import RolloutDataModule
@@ -93,8 +93,9 @@ def run(cfg: DictConfig) -> dict:
         # rank 0 claims the folder; run_dir=runs/…-${now:…} would resolve differently in each process
         run_dir = Path(dist.on_main(lambda: str(prepare_run_dir(settings.run_dir, None, settings.overwrite)[0])))
     L.seed_everything(settings.seed, workers=True, verbose=False)
-    if settings.trainer.cpu_threads:
-        torch.set_num_threads(settings.trainer.cpu_threads)
+    threads = cpu_thread_count(settings.trainer.cpu_threads, settings.trainer.devices)
+    if threads:
+        torch.set_num_threads(threads)
     env_cls, env_cfg, make_env = env_factory(cfg.env)
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
     extra_callbacks = configured_callbacks(cfg.get("callbacks"))  # config errors before any work
