@@ -63,3 +63,12 @@ def test_an_algorithms_expert_source_replaces_the_env_expert(tmp_path):
     custom = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings, source)
     assert custom != plain
     assert calls == [2, settings.episodes]  # fingerprint, then the training data
+
+
+def test_the_key_does_not_depend_on_where_the_cache_lives(tmp_path):
+    env_cfg = {"num_boxes": 3}
+    first = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {"h": 32}, env_cfg, PROMPT,
+                       _settings(tmp_path / "here"))
+    second = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {"h": 32}, env_cfg, PROMPT,
+                        _settings(tmp_path / "elsewhere"))
+    assert first.name == second.name and first.parent != second.parent

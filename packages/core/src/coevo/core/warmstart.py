@@ -68,7 +68,10 @@ def warm_start(
     """
     collect = expert or collect_expert_examples
     fingerprint = collect(env, prompt, 2, "train", settings.first_index).examples
-    parts = {"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": asdict(settings),
+    # where the cache lives is not part of what is built: the same settings under another (or an
+    # absolute) cache_dir find the same key
+    built_from = {k: v for k, v in asdict(settings).items() if k != "cache_dir"}
+    parts = {"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": built_from,
              "expert_data": fingerprint}
     if expert is not None:
         parts["expert"] = getattr(expert, "cache_key", type(expert).__name__)
