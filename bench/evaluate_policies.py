@@ -20,10 +20,21 @@ from hydra import compose, initialize_config_dir
 from coevo.core.cli.components import env_factory
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import validate
-from coevo.core.evaluation import evaluate
+from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.policy.builders import load_pretrained
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def sampled_and_greedy(model, tokenizer, make_env, settings: TrainSchema, samples: int) -> dict:
+    """``coevo-train``'s default evaluation of one model: sampled, plus greedy under ``greedy/…``."""
+    e = settings.eval
+
+    def play(mode: str, samples_per_task: int) -> dict:
+        return evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size,
+                        mode=mode, samples_per_task=samples_per_task, sample_seed=e.sample_seed)[0]
+
+    return with_greedy(play, "sample", samples, also_greedy=True)
 
 
 def main() -> None:
@@ -36,16 +47,13 @@ def main() -> None:
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         cfg = compose("train", overrides=args.override)
     settings = validate(cfg, TrainSchema, "train")
-    e = settings.eval
     _, _, make_env = env_factory(cfg.env)
     for folder in args.folders:
         model, tokenizer = load_pretrained(folder)
         model.eval()
-        greedy, _ = evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size)
-        sampled, _ = evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size,
-                              mode="sample", samples_per_task=args.samples, sample_seed=e.sample_seed)
-        print(json.dumps({"folder": folder, "greedy": greedy["success"], "sampled": sampled["success"],
-                          "sampled_per_type": {k: v for k, v in sampled.items() if k.startswith("success/")}}),
+        summary = sampled_and_greedy(model, tokenizer, make_env, settings, args.samples)
+        print(json.dumps({"folder": folder, "greedy": summary["greedy/success"], "sampled": summary["success"],
+                          "sampled_per_type": {k: v for k, v in summary.items() if k.startswith("success/")}}),
               flush=True)
 
 

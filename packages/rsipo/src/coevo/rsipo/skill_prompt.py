@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-import torch
 from rich.console import Console
 
 from coevo.core import registry
@@ -22,6 +21,7 @@ from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule
 from coevo.core.config import ConfigError
+from coevo.core.evaluation import EVAL_MODES, eval_tasks, play_tasks
 from coevo.core.reporting import success_table
 from coevo.rsipo.skills.library import library, static_skill
 from coevo.rsipo.teacher import skill_context
@@ -43,20 +43,11 @@ class SkillPromptConfig:
 
 def evaluate_with_skills(module: RolloutModule, c: SkillPromptConfig) -> dict:
     probe = module.context.make_env()
-    total = probe.num_tasks(c.split)
-    n = c.num_tasks if total is None else min(c.num_tasks, total)
-    repeats = c.samples_per_task if c.mode == "sample" else 1
-    tasks = [probe.task(c.split, i) for i in range(n) for _ in range(repeats)]
+    tasks = eval_tasks(probe, c.split, c.num_tasks, c.samples_per_task if c.mode == "sample" else 1)
     loop = AgentLoop(module.engine, module.context.tokenizer, module.context.agent)
-    episodes = []
-    with torch.random.fork_rng():
-        torch.manual_seed(c.sample_seed)
-        generator = torch.Generator().manual_seed(c.sample_seed)
-        for start in range(0, len(tasks), c.batch_size):
-            chunk = tasks[start : start + c.batch_size]
-            contexts = [skill_context(static_skill(probe.name, t.task_type), c.context_prefix) for t in chunk]
-            episodes += loop.run(chunk, module.envs(len(chunk)), greedy=c.mode == "greedy", contexts=contexts,
-                                 generator=generator)
+    episodes = play_tasks(loop, tasks, module.envs(min(c.batch_size, len(tasks))), c.batch_size,
+                          c.mode == "greedy", c.sample_seed,
+                          context=lambda task: skill_context(static_skill(probe.name, task.task_type), c.context_prefix))
     return summarize(episodes, module.context.task_types)
 
 
@@ -67,8 +58,8 @@ class SkillPrompt(RolloutModule):
     def __init__(self, config: SkillPromptConfig, context: AlgorithmContext):
         super().__init__(context, config.optim, group_size=1)
         self.config = config
-        if config.mode not in ("sample", "greedy"):
-            raise ConfigError(f"config error at 'algo.mode': unknown '{config.mode}'; choose sample or greedy")
+        if config.mode not in EVAL_MODES:
+            raise ConfigError(f"config error at 'algo.mode': unknown '{config.mode}'; choose one of {list(EVAL_MODES)}")
         try:
             library(self.envs(1)[0].name)
         except ValueError as exc:

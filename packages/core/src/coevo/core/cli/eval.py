@@ -22,7 +22,7 @@ from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.schema import EvalSchema
 from coevo.core.config import ConfigError, validate
-from coevo.core.evaluation import evaluate
+from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.policy.builders import ModelLoadError, load_pretrained
 from coevo.core.reporting import success_table
 
@@ -51,13 +51,11 @@ def run(cfg: DictConfig) -> dict:
     model, tokenizer = load_pretrained(folder)
     e, engine_name = settings.eval, cfg.rollout.name if cfg.get("rollout") else "hf"
 
-    def one(mode: str, samples: int) -> dict:
+    def play(mode: str, samples: int) -> dict:
         return evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size, engine_name,
                         engine_cfg, mode=mode, samples_per_task=samples, sample_seed=e.sample_seed)[0]
 
-    summary = one(e.mode, e.samples_per_task)
-    if e.mode == "sample" and e.also_greedy:
-        summary.update({f"greedy/{key}": value for key, value in one("greedy", 1).items()})
+    summary = with_greedy(play, e.mode, e.samples_per_task, e.also_greedy)
     title = (f"{folder} on {cfg.env.name}/{settings.eval.split} ({settings.eval.num_tasks} tasks, "
              f"{settings.eval.describe()})")
     console.print(success_table(None, summary, title))

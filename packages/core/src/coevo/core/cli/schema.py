@@ -9,6 +9,7 @@ from typing import Any
 
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.cli.strategy import STRATEGIES, FSDPSettings
+from coevo.core.evaluation import check_mode
 from coevo.core.warmstart import WarmStartSettings
 
 
@@ -57,9 +58,6 @@ class TrainerSettings:
                              f"trainer.num_nodes={self.num_nodes}; choose trainer=ddp_cpu (CPU) or trainer=fsdp (GPUs)")
 
 
-EVAL_MODES = ("greedy", "sample")
-
-
 @dataclass
 class EvalSettings:
     split: str = "eval_in_distribution"
@@ -78,8 +76,7 @@ class EvalSettings:
     also_greedy: bool = True  # mode=sample: also play each task greedily once (keys greedy/…, one more table row)
 
     def __post_init__(self):
-        if self.mode not in EVAL_MODES:
-            raise ValueError(f"eval.mode: unknown '{self.mode}'; choose one of {list(EVAL_MODES)}")
+        check_mode(self.mode)
         if self.samples_per_task < 1:
             raise ValueError(f"eval.samples_per_task: must be >= 1, got {self.samples_per_task}")
         if self.mode == "greedy" and self.samples_per_task != 1:

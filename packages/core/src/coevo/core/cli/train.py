@@ -45,7 +45,7 @@ from coevo.core.cli.schema import TrainSchema, cpu_thread_count
 from coevo.core.cli.strategy import build_strategy, require_gpu
 from coevo.core.config import ConfigError, build_component, validate
 from coevo.core.data.rollout_datamodule import RolloutDataModule
-from coevo.core.evaluation import evaluate
+from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.policy.builders import ModelLoadError, load_pretrained
 from coevo.core.policy.lora import apply_lora
@@ -157,7 +157,7 @@ def evaluate_all_ranks(model, tokenizer, make_env, agent, eval_settings, engine_
     episodes and the summary is that of all of them (identical on every rank)."""
     e = eval_settings
 
-    def one(mode: str, samples: int) -> dict:
+    def play(mode: str, samples: int) -> dict:
         how = {"mode": mode, "samples_per_task": samples, "sample_seed": e.sample_seed}
         if dist.world_size() == 1:
             return evaluate(model, tokenizer, make_env, agent, e.split, e.num_tasks, e.batch_size, engine_name,
@@ -166,10 +166,7 @@ def evaluate_all_ranks(model, tokenizer, make_env, agent, eval_settings, engine_
                                engine_cfg, share=(dist.rank(), dist.world_size()), **how)
         return summarize(dist.gather_episode_stats(episodes), task_types)
 
-    summary = one(e.mode, e.samples_per_task)
-    if e.mode == "sample" and e.also_greedy:
-        summary.update({f"greedy/{key}": value for key, value in one("greedy", 1).items()})
-    return summary
+    return with_greedy(play, e.mode, e.samples_per_task, e.also_greedy)
 
 
 def expert_source(algo_cls, algo_cfg):
