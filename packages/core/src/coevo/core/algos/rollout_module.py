@@ -25,6 +25,7 @@ from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
 from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.fsdp_policy import initialise_root, shard_policy
 from coevo.core.algos.optim import OptimSettings, build_optimizer
 from coevo.core.data.rollout_datamodule import TaskBatchRef
 from coevo.core.env.protocol import Task
@@ -55,10 +56,16 @@ class RolloutModule(L.LightningModule):
         self._envs = []
         self.batch_index = 0  # index of the current step's task batch in the data stream
 
+    def configure_model(self) -> None:
+        # trainer=fsdp: the policy is the root FSDP unit, not this module (see algos/fsdp_policy.py)
+        if self._trainer is not None:
+            self.policy = shard_policy(self.policy, self.trainer.strategy)
+
     def configure_optimizers(self):
         return build_optimizer(self.policy.parameters(), self.optim_settings)
 
     def on_fit_start(self) -> None:
+        initialise_root(self.policy)  # before any rollout (subclasses' warm-ups included)
         self.policy.train()  # from_pretrained returns modules in eval mode
 
     def on_train_start(self) -> None:

@@ -115,6 +115,7 @@ def packed_candidate_token_logprobs(
     first_kept = min(len(p) for p in prompts) - 1
     logits = model(
         input_ids=ids.to(device), attention_mask=additive[:, None].to(device), position_ids=positions.to(device),
+        use_cache=False,  # one pass; a cache would also grow again when activation checkpointing recomputes
         logits_to_keep=torch.arange(first_kept, width, device=device),
     ).logits  # [P, T - first_kept, V]
     c_max = max(len(candidates[i][j]) for i, j in rows)

@@ -14,6 +14,7 @@ from transformers import GenerationConfig
 
 from coevo.core import registry
 from coevo.core.algos.buckets import padded_buckets
+from coevo.core.algos.fsdp_policy import unwrap_sharded
 from coevo.core.policy.candidates import packed_candidate_token_logprobs
 from coevo.core.policy.logprobs import gather_token_logprobs
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
@@ -76,11 +77,13 @@ class HFEngine(RolloutEngine):
         )
         # The model's own generation_config.json (penalties, top-k) must not apply, or the sampled
         # distribution would differ from the reported log-probs: swap in ours for this call.
-        saved, self.model.generation_config = self.model.generation_config, generation_config
+        # (On the model inside an FSDP unit: an attribute set on the wrapper would not reach it.)
+        model = unwrap_sharded(self.model)
+        saved, model.generation_config = model.generation_config, generation_config
         try:
-            out = self.model.generate(input_ids=ids, attention_mask=mask)
+            out = model.generate(input_ids=ids, attention_mask=mask)
         finally:
-            self.model.generation_config = saved
+            model.generation_config = saved
         self.model.train(was_training)
         new_tokens = out.sequences[:, ids.shape[1] :]  # [B, N]
         logits = torch.stack(out.logits, dim=1)  # [B, N, V] raw logits

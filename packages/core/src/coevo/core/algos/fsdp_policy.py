@@ -1,0 +1,61 @@
+"""FSDP around the policy alone, not around the whole LightningModule (``trainer=fsdp``).
+
+Left to itself, Lightning's ``FSDPStrategy`` wraps the LightningModule and runs ``training_step``
+as the root unit's forward. Our algorithms optimise manually: they call ``manual_backward`` once per
+micro-batch *inside* ``training_step``, i.e. inside that root forward, which FSDP cannot do
+("Expects BACKWARD_PRE or BACKWARD_POST state but got HandleTrainingState.FORWARD"; Lightning
+issues #19626 and #19685). ``shard_policy`` (called from ``configure_model``) therefore wraps the
+policy model itself, with the strategy's settings (decoder-layer units, sharding, mixed precision,
+CPU offload, ``use_orig_params``): Lightning then leaves the LightningModule unwrapped and still
+adds activation checkpointing to the decoder layers, and each log-prob forward is a complete root
+forward whose backward follows it.
+
+Rollouts call the model's ``generate``, which runs the inner model and not the root's forward, so
+``initialise_root`` runs FSDP's lazy root initialisation first (else the first decoder-layer unit
+called would make itself the root), and the strategy's mixed precision casts every unit's inputs
+(``cast_forward_inputs``, ``coevo.core.cli.strategy``): the root's own parameters (embeddings, final
+norm, LM head) stay in float32 outside the root's forward.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def is_sharded(model: torch.nn.Module) -> bool:
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    return isinstance(model, FullyShardedDataParallel)
+
+
+def unwrap_sharded(model: torch.nn.Module) -> torch.nn.Module:
+    """The model inside an FSDP unit (``model`` itself when not wrapped)."""
+    return model.module if is_sharded(model) else model
+
+
+def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
+    """``model`` inside a root FSDP unit built from ``strategy`` (a Lightning ``FSDPStrategy``);
+    any other strategy, or a model already wrapped: ``model`` unchanged."""
+    from lightning.pytorch.strategies import FSDPStrategy
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    if not isinstance(strategy, FSDPStrategy) or is_sharded(model):
+        return model
+    device = strategy.root_device
+    return FullyShardedDataParallel(
+        model,
+        cpu_offload=strategy.cpu_offload,
+        mixed_precision=strategy.mixed_precision_config,
+        sharding_strategy=strategy.sharding_strategy,
+        device_id=device if device.type == "cpu" else device.index,  # cpu: the gloo test of this path
+        **strategy.kwargs,
+    )
+
+
+def initialise_root(model: torch.nn.Module) -> None:
+    """FSDP's lazy initialisation with ``model`` as the root, before anything calls its inner model."""
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    if is_sharded(model):
+        with FullyShardedDataParallel.summon_full_params(model, recurse=False, writeback=False):
+            pass
