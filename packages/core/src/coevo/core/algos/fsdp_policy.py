@@ -42,7 +42,7 @@ def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
     if not isinstance(strategy, FSDPStrategy) or is_sharded(model):
         return model
     device = strategy.root_device
-    return FullyShardedDataParallel(
+    wrapped = FullyShardedDataParallel(
         model,
         cpu_offload=strategy.cpu_offload,
         mixed_precision=strategy.mixed_precision_config,
@@ -50,6 +50,8 @@ def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
         device_id=device if device.type == "cpu" else device.index,  # cpu: the gloo test of this path
         **strategy.kwargs,
     )
+    strategy.kwargs.pop("auto_wrap_policy", None)  # applied; Lightning would warn that it is ignored
+    return wrapped
 
 
 def initialise_root(model: torch.nn.Module) -> None:
