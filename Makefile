@@ -11,6 +11,8 @@ PACKAGES := core envs rsipo evoheir rao
 # torch first: the CPU build where no GPU is visible, so that no dependency pulls a multi-GB CUDA
 # build: the configured index's +cpu wheel (this machine's disk: 1 min), else PyTorch's CPU index
 # (trying that index first cost 2 min of network retries here); with a GPU, the default (CUDA) build.
+# Our packages build without isolation (setuptools installed once): 5 isolated editable builds
+# took 27 s against 7 s here.
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 # rollout=vllm runs in its own venv (vLLM's pins would constrain .venv): see .ci/test_vllm.sh
@@ -26,11 +28,11 @@ help: ## list the targets
 
 $(STAMP): packages/*/pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
+	$(PIP) install -q --upgrade pip "setuptools>=77"
 	@if $(PY) -c "import torch" 2>/dev/null; then echo "torch present: $$($(PY) -c 'import torch; print(torch.__version__)')"; \
 	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(PIP) install -q torch; \
 	else $(PIP) install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
-	$(PIP) install -q $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	$(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install every package (CPU torch where there is no GPU)

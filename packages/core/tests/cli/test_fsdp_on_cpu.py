@@ -17,7 +17,6 @@ from coevo.core.cli import strategy as strategy_module
 from coevo.core.cli import train
 from coevo.core.policy.builders import load_pretrained
 
-
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="CPU path; with a GPU, test_strategy's FSDP test runs")
 
 

@@ -31,6 +31,13 @@ def masked_nll(
     return -(logprobs * mask).sum() / mask.sum().clamp(min=1.0)
 
 
+def first_trained_position(agent_mask: torch.Tensor) -> int:  # agent_mask: [B, T]
+    """The first column holding an agent token in any row (1 when none): earlier positions get no
+    loss, so the LM head and log-softmax skip them (the prompt, most of a turn's tokens)."""
+    columns = agent_mask.any(dim=0).nonzero()
+    return max(1, int(columns[0])) if len(columns) else 1
+
+
 class SFTModule(L.LightningModule):
     def __init__(self, model: torch.nn.Module, optim: OptimSettings):
         super().__init__()
@@ -41,7 +48,8 @@ class SFTModule(L.LightningModule):
         return build_optimizer(self.policy.parameters(), self.optim_settings)
 
     def training_step(self, batch, batch_idx):
-        logprobs = sequence_token_logprobs(self.policy, batch["input_ids"], batch["attention_mask"])
+        logprobs = sequence_token_logprobs(self.policy, batch["input_ids"], batch["attention_mask"],
+                                           first_position=first_trained_position(batch["agent_mask"]))
         loss = masked_nll(logprobs, batch["agent_mask"])
         self.log("sft_loss", loss, prog_bar=True, on_step=True)
         return loss
