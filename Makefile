@@ -12,7 +12,7 @@ PACKAGES := core envs rsipo evoheir rao
 # build: the configured index's +cpu wheel (this machine's disk: 1 min), else PyTorch's CPU index
 # (trying that index first cost 2 min of network retries here); with a GPU, the default (CUDA) build.
 # Our packages build without isolation (setuptools installed once): 5 isolated editable builds
-# took 27 s against 7 s here.
+# took 27 s against 7 s here (PYTHONWARNINGS=ignore: setuptools' editable-install notice, 10 lines each).
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 # rollout=vllm runs in its own venv (vLLM's pins would constrain .venv): see .ci/test_vllm.sh
@@ -32,7 +32,7 @@ $(STAMP): packages/*/pyproject.toml Makefile
 	@if $(PY) -c "import torch" 2>/dev/null; then echo "torch present: $$($(PY) -c 'import torch; print(torch.__version__)')"; \
 	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(PIP) install -q torch; \
 	else $(PIP) install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
-	$(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install every package (CPU torch where there is no GPU)

@@ -23,6 +23,7 @@ import coevo.core
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
+from coevo.core.data.length_grouped import LengthGroupedBatches
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertSource, collect_expert_examples, corpus_texts
 from coevo.core.policy.conversation import encode_conversation
@@ -89,13 +90,14 @@ def warm_start(
         trainable = [i == len(conversation) - 1 for i in range(len(conversation))]
         encoded = encode_conversation(tokenizer, conversation, trainable)
         samples.append(Sample(encoded.input_ids, encoded.agent_mask))
-    loader = DataLoader(
-        samples,
-        batch_size=settings.sft.batch_size,
-        shuffle=True,
-        collate_fn=sft_collate(tokenizer.pad_token_id),
-        generator=torch.Generator().manual_seed(settings.seed),
-    )
+    generator = torch.Generator().manual_seed(settings.seed)
+    collate = sft_collate(tokenizer.pad_token_id)
+    if settings.sft.group_by_length:
+        batches = LengthGroupedBatches([len(s.input_ids) for s in samples], settings.sft.batch_size, generator)
+        loader = DataLoader(samples, batch_sampler=batches, collate_fn=collate)
+    else:
+        loader = DataLoader(samples, batch_size=settings.sft.batch_size, shuffle=True, collate_fn=collate,
+                            generator=generator)
     optim = settings.sft.optim
     if optim.decay_steps <= 0:  # 0 means: decay over the whole warm start
         optim = replace(optim, decay_steps=settings.sft.epochs * len(loader))
