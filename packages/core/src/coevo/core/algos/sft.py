@@ -20,7 +20,7 @@ from coevo.core.policy.logprobs import sequence_token_logprobs
 class SFTSettings:
     epochs: int = 3
     batch_size: int = 32  # sequences per optimizer step
-    group_by_length: bool = True  # batches of similar-length turns (less padding); false: random batches
+    group_by_length: bool = False  # true: batches of similar-length turns (less padding; see configs/train.yaml)
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-3, warmup_steps=20, decay_steps=0))
 
 

@@ -5,6 +5,10 @@ of a household warm start were padding. ``LengthGroupedBatches`` shuffles all in
 into windows of ``window`` batches, sorts each window by length and cuts it into batches, then
 shuffles the batches: every batch holds sequences of similar length, and an epoch still visits
 every sequence once in a random order (as Hugging Face's ``group_by_length`` does).
+
+Off by default: on the household warm start it cut an SFT epoch from 30 s to 23 s, but the
+warm-started policy's held-out success fell from 33.8% to 7.9% (sampled, 60 tasks x 4): batches of
+one length are batches of one kind of turn, and this short warm start is sensitive to that.
 """
 
 from __future__ import annotations
