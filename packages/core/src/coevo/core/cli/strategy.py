@@ -7,7 +7,8 @@
   Face model), optional activation checkpointing of the same unit, ``use_orig_params`` so LoRA
   (some parameters frozen) and full fine-tuning both work, and full state dicts (gathered on rank 0)
   only for checkpoints and the exported policy. Mixed precision is Lightning's ``precision``
-  (``bf16-mixed`` in ``configs/trainer/fsdp.yaml``).
+  (``bf16-mixed`` in ``configs/trainer/fsdp.yaml``). The root FSDP unit is the policy model, not the
+  LightningModule (``coevo.core.algos.fsdp_policy`` says why).
 
 Lightning refuses FSDP on the CPU; ``require_gpu`` turns that into one message before any work.
 It also refuses FSDP over several processes, for now: FSDP all-gathers every shard unit in each
