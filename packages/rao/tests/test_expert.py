@@ -1,8 +1,10 @@
 """Warm-start demonstrations: the recursive oracle's trees, with the policy's own prompts."""
 
+import pytest
 from rao_script import PROMPT
 from rao_sums_env import SumsConfig, SumsEnv
 
+from coevo.core.config import ConfigError
 from coevo.rao.expert import RecursiveExpert, is_flat_episode
 from coevo.rao.settings import RecursionSettings
 
@@ -30,3 +32,23 @@ def test_a_share_of_flat_episodes_at_the_smallest_size():
     assert len(flat) == 2 and all(len(f.split("\n")[0].split()) == 7 for f in flat)  # "Your task is to: add d d."
     assert data.won == 4
     assert expert.cache_key["sizes"] == [8, 2] and expert.cache_key["flat_share"] == 0.5
+
+
+def test_answer_episodes_add_only_the_final_actions():
+    # length 8 (leaf 2): 7 agents, 3 launches, 3 answers after reports, 4 leaf answers -> 7 answer turns a tree
+    plain = RecursiveExpert(RecursionSettings(), flat_share=0.0)
+    base = plain(SumsEnv(SumsConfig(length=8)), PROMPT, 2)
+    expert = RecursiveExpert(RecursionSettings(), flat_share=0.0, answer_episodes=3)
+    data = expert(SumsEnv(SumsConfig(length=8)), PROMPT, 2)
+    assert data.episodes == 2 and data.won == 2  # the extra episodes are not counted as demonstrations
+    assert data.examples[: len(base.examples)] == base.examples
+    extra = data.examples[len(base.examples):]
+    assert len(extra) == 3 * 7
+    assert all(c[-1]["content"].startswith("<action>answer") for c in extra)
+    assert sum("Sub-agent 1" in c[-2]["content"] for c in extra) == 3 * 3  # parents answering after reports
+    assert expert.cache_key["answer_episodes"] == 3 and "answer_episodes" not in plain.cache_key  # old keys kept
+
+
+def test_answer_episodes_must_not_be_negative():
+    with pytest.raises(ConfigError, match="algo.warmstart_answer_episodes"):
+        RecursiveExpert(RecursionSettings(), flat_share=0.0, answer_episodes=-1)

@@ -85,6 +85,7 @@ def test_a_non_forkable_env_is_refused_before_any_work(compose_train):
      ("algo.recursion.schedule=parallel", "algo.recursion.schedule"),
      ("algo.credit.child_keep=0", "algo.credit.child_keep"),
      ("algo.flat_baseline=maybe", "algo.flat_baseline"),
+     ("algo.warmstart_answer_episodes=-1", "algo.warmstart_answer_episodes"),
      ("+algo.recursion.budget.depth=3", "algo.recursion.budget.depth"),
      ("algo.report.sizes=[4]", "algo.sizes.knob")],
 )

@@ -57,6 +57,9 @@ class RAOConfig(GRPOConfig):
     # warm start: share of the oracle's demonstration episodes played flat (no delegation), so the
     # policy also knows how to act without sub-agents
     warmstart_flat_share: float = 0.25
+    # warm start: episodes more of which only every node's final action (its answer after reading
+    # or after its children's reports) is kept: the skills a tree's outcome depends on
+    warmstart_answer_episodes: int = 0
     sizes: SizeSettings = field(default_factory=SizeSettings)
     report: ReportSettings = field(default_factory=ReportSettings)
 
@@ -69,5 +72,7 @@ class RAOConfig(GRPOConfig):
             raise ValueError(f"algo.flat_baseline: unknown '{self.flat_baseline}'; choose one of {list(FLAT_BASELINES)}")
         if not 0.0 <= self.warmstart_flat_share <= 1.0:
             raise ValueError("algo.warmstart_flat_share: must be in [0, 1]")
+        if self.warmstart_answer_episodes < 0:
+            raise ValueError("algo.warmstart_answer_episodes: must be >= 0")
         if self.updates_per_batch != 1:
             raise ValueError("algo.updates_per_batch: RAO takes one update per batch of trees; set it to 1")

@@ -61,7 +61,8 @@ class RAO(GRPO):
     @classmethod
     def expert_source(cls, config: RAOConfig) -> RecursiveExpert:
         """Warm-start demonstrations with delegation turns and child episodes (core's hook)."""
-        return RecursiveExpert(config.recursion, config.warmstart_flat_share, config.sizes.knob, config.sizes.train)
+        return RecursiveExpert(config.recursion, config.warmstart_flat_share, config.sizes.knob, config.sizes.train,
+                               config.warmstart_answer_episodes)
 
     def __init__(self, config: RAOConfig, context: AlgorithmContext):
         super().__init__(config, context)
