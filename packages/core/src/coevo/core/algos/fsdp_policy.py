@@ -12,12 +12,14 @@ forward whose backward follows it.
 
 Rollouts call the model's ``generate``, which runs the inner model and not the root's forward, so
 ``initialise_root`` runs FSDP's lazy root initialisation first (else the first decoder-layer unit
-called would make itself the root), and the strategy's mixed precision casts every unit's inputs
-(``cast_forward_inputs``, ``coevo.core.cli.strategy``): the root's own parameters (embeddings, final
-norm, LM head) stay in float32 outside the root's forward.
+called would make itself the root), and ``shard_policy`` makes every unit cast its own inputs
+(Lightning's mixed-precision settings with ``cast_forward_inputs``): the root's own parameters
+(embeddings, final norm, LM head) stay in float32 outside the root's forward.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import torch
 
@@ -42,10 +44,13 @@ def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
     if not isinstance(strategy, FSDPStrategy) or is_sharded(model):
         return model
     device = strategy.root_device
+    precision = strategy.mixed_precision_config  # Lightning's, from trainer.precision
+    if precision is not None:  # every unit casts its inputs: rollouts bypass the root's forward
+        precision = dataclasses.replace(precision, cast_forward_inputs=True)
     wrapped = FullyShardedDataParallel(
         model,
         cpu_offload=strategy.cpu_offload,
-        mixed_precision=strategy.mixed_precision_config,
+        mixed_precision=precision,
         sharding_strategy=strategy.sharding_strategy,
         device_id=device if device.type == "cpu" else device.index,  # cpu: the gloo test of this path
         **strategy.kwargs,

@@ -58,8 +58,7 @@ class RolloutModule(L.LightningModule):
 
     def configure_model(self) -> None:
         # trainer=fsdp: the policy is the root FSDP unit, not this module (see algos/fsdp_policy.py)
-        if self._trainer is not None:
-            self.policy = shard_policy(self.policy, self.trainer.strategy)
+        self.policy = shard_policy(self.policy, self.trainer.strategy)
 
     def configure_optimizers(self):
         return build_optimizer(self.policy.parameters(), self.optim_settings)

@@ -87,21 +87,6 @@ def _no_forward_buffer_sync() -> dict:
     return {"forward_sync_buffers": False} if "forward_sync_buffers" in params else {"broadcast_buffers": False}
 
 
-LOW_PRECISION = {"bf16-mixed": torch.bfloat16, "bf16-true": torch.bfloat16, "16-mixed": torch.float16,
-                 "16-true": torch.float16}
-
-
-def fsdp_mixed_precision(precision: str):
-    """FSDP's ``MixedPrecision`` for Lightning's ``precision`` (None: float32), with every unit casting
-    its inputs: rollouts run the inner model, whose root parameters stay float32 (``algos/fsdp_policy``)."""
-    from torch.distributed.fsdp import MixedPrecision
-
-    low = LOW_PRECISION.get(str(precision))
-    if low is None:
-        return None
-    return MixedPrecision(param_dtype=low, reduce_dtype=low, buffer_dtype=low, cast_forward_inputs=True)
-
-
 def build_strategy(trainer_settings, model: torch.nn.Module | None = None):
     """The ``strategy=`` argument of ``L.Trainer``; ``model`` gives FSDP its wrap unit (None: launch only)."""
     t = trainer_settings
@@ -120,7 +105,6 @@ def build_strategy(trainer_settings, model: torch.nn.Module | None = None):
         auto_wrap_policy=layers,
         activation_checkpointing_policy=layers if (layers and t.fsdp.activation_checkpointing) else None,
         sharding_strategy=t.fsdp.sharding_strategy,
-        mixed_precision=fsdp_mixed_precision(t.precision),
         cpu_offload=t.fsdp.cpu_offload,
         state_dict_type="full",
         use_orig_params=True,
