@@ -1,10 +1,13 @@
 """Warm-start demonstrations: the recursive oracle's trees, with the policy's own prompts."""
 
+import re
+
 import pytest
 from rao_script import PROMPT
 from rao_sums_env import SumsConfig, SumsEnv
 
 from coevo.core.config import ConfigError
+from coevo.envs.longctx.env import LongCtxEnv
 from coevo.rao.expert import RecursiveExpert, is_flat_episode
 from coevo.rao.settings import RecursionSettings
 
@@ -52,3 +55,19 @@ def test_answer_episodes_add_only_the_final_actions():
 def test_answer_episodes_must_not_be_negative():
     with pytest.raises(ConfigError, match="algo.warmstart_answer_episodes"):
         RecursiveExpert(RecursionSettings(), flat_share=0.0, answer_episodes=-1)
+
+
+def test_leaves_show_their_work_when_the_environment_says_so():
+    # longctx with expert_think: a leaf's answer after reading one chunk of 3 records marks each record
+    env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"],
+                                       expert_leaf_chunks=1, expert_think=True))
+    data = RecursiveExpert(RecursionSettings(), flat_share=0.0)(env, PROMPT, 3)
+    assert data.won == 3  # the replies with a <think> still parse to the oracle's actions
+    answers = [c for c in data.examples if "answer" in c[-1]["content"]]
+    leaves = [c for c in answers if "Sub-agent 1" not in c[-2]["content"]]
+    assert len(leaves) == 3 * 4 and len(answers) == 3 * 7
+    for conversation in leaves:
+        think = re.fullmatch(r"<think>(.*)</think><action>answer (\d)</action>", conversation[-1]["content"])
+        marks = think.group(1).split()
+        assert len(marks) == 2 * 3 and int(think.group(2)) == sum(int(m) for m in marks[1::2])
+    assert all(c[-1]["content"].startswith("<action>answer") for c in answers if c not in leaves)

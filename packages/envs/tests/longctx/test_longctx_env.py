@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from coevo.core.env.protocol import ForkError
 from coevo.envs.expert_play import play_expert
 from coevo.envs.longctx.env import LongCtxEnv, split_range
+from coevo.envs.longctx.questions import Question
 
 SPLITS = ("train", "eval_in_distribution", "eval_out_of_distribution")
 
@@ -219,3 +220,26 @@ def test_snapshot_and_restore():
     env.step("answer 1")
     env.restore(saved)
     assert not env.done and env.memory() == "read chunks: 1" and env.steps_taken == 1
+
+
+def test_expert_think_marks_every_record_read(small_document):
+    env = _env(records_per_chunk=2, expert_think=True)
+    env.reset(env.task("train", 0))
+    env._begin(small_document, Question("count", "colour", "red", 0, 2))  # the hand-built document
+    assert env.expert_reply("read 0") == "<action>read 0</action>"
+    assert env.expert_reply("answer 0") == "<action>answer 0</action>"  # nothing read: nothing to show
+    for chunk in (2, 0, 1):
+        env.step(f"read {chunk}")
+    # chunk 0: red, red; chunk 1: blue, red; chunk 2: blue, red (in chunk order, whatever the reading order)
+    reply = env.expert_reply("answer 4")
+    assert reply == "<think>red 1 red 1 blue 0 red 1 blue 0 red 1</think><action>answer 4</action>"
+    assert env.parse_action(reply) == "answer 4" and env.step("answer 4").won
+    env.reset(env.task("train", 1))
+    env._begin(small_document, Question("most_frequent", "city", "", 1, 2))
+    env.step("read 1")
+    assert env.expert_reply("answer oslo") == "<think>oslo oslo</think><action>answer oslo</action>"
+    plain = _env(records_per_chunk=2)
+    plain.reset(plain.task("train", 0))
+    plain._begin(small_document, Question("count", "colour", "red", 0, 2))
+    plain.step("read 0")
+    assert plain.expert_reply("answer 2") == "<action>answer 2</action>"

@@ -41,7 +41,7 @@ def collect_expert_examples(
                 )
             admissible = env.admissible_actions() if settings.show_admissible else None
             memory = env.memory() if settings.memory else None
-            example = expert_messages(settings, first, history, memory, admissible, env.format_action(action),
+            example = expert_messages(settings, first, history, memory, admissible, env.expert_reply(action),
                                       goal=env.goal)
             examples.append(example)
             result = env.step(action)

@@ -71,7 +71,7 @@ class OracleDecider:
                 if action is None:
                     raise RuntimeError(f"env '{r.env.name}' has no expert action here; the warm start needs one "
                                        f"(set warmstart.enabled=false)")
-                text = r.env.format_action(action)
+                text = r.env.expert_reply(action)
             replies.append(Reply(text, [], [], True))
         return replies
 

@@ -89,6 +89,6 @@ def expert_messages(
     goal: str | None = None,
 ) -> list[dict[str, str]]:
     """A supervised example: the prompt the agent would see, answered with ``reply``
-    (the expert's action in the environment's grammar, ``env.format_action(action)``)."""
+    (the expert's action in the environment's grammar, ``env.expert_reply(action)``)."""
     messages = build_messages(settings, first_observation, history, memory, admissible, goal=goal)
     return messages + [{"role": "assistant", "content": reply}]

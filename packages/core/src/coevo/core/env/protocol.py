@@ -129,6 +129,16 @@ class Environment(ABC):
         """The next action of this environment's expert (for warm-start data); ``None`` if none."""
         return None
 
+    def expert_reply(self, action: str) -> str:
+        """The expert's whole reply carrying ``action`` (warm-start data): ``format_action(action)``.
+
+        An environment whose expert shows its work overrides this, e.g. a ``<think>`` that writes
+        out each comparison before the answer, so that a small model gets a supervised token per
+        step of the reasoning instead of one for the result. The reply must parse back to
+        ``action``; choice candidates stay ``format_action``.
+        """
+        return self.format_action(action)
+
     # -- recursion (RAO): optional -------------------------------------------------------------
     #: True when ``fork``/``join`` are implemented (recursive agents may delegate sub-goals)
     forkable: ClassVar[bool] = False

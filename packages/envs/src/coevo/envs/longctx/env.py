@@ -18,7 +18,10 @@ Recursion. A parent delegates the same question over fewer chunks, in the gramma
 frequent city``, ``tally city in chunks 4-7``). The child reads only its chunks and is won iff
 its answer is right. ``join(child)`` records the child's answer as the parent's knowledge of
 those chunks and returns ``"<child's question>: <its answer>"`` (``"... : no answer"`` when it
-gave none); the parent still answers itself. The recursive oracle reads ranges of at most
+gave none); the parent still answers itself. With ``expert_think`` the oracle's answer after reading shows its
+work before the action (``expert_reply``): ``<think>rome 1 lima 0 perth 0</think><action>answer 1</action>``,
+each record's value of the question's field and whether it matches, so that a small model gets a
+supervised token per comparison rather than one for the count. The recursive oracle reads ranges of at most
 ``expert_leaf_chunks`` chunks itself and splits bigger ones into ``expert_fanout`` sub-goals
 (``expert_delegations()``); ``expert_action()`` reads the chunks nobody has covered yet, then
 answers.
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.core import registry
+from coevo.core.agent.parsing import format_action
 from coevo.core.env.protocol import Task
 from coevo.envs.longctx import length
 from coevo.envs.longctx.goals import GRAMMAR, check_subgoal, parse_goal
@@ -77,6 +81,9 @@ class LongCtxEnv(RecursiveEnv):
         max_steps: int = 0  # steps per episode; 0: the episode's chunks + 5 (read all, answer, slack)
         expert_leaf_chunks: int = 2  # the recursive oracle reads ranges of at most this many chunks
         expert_fanout: int = 2  # and splits bigger ranges into this many sub-goals
+        # the oracle's answer after reading shows its work, one mark per record read:
+        # <think>rome 1 lima 0 …</think> (the record's value of the question's field; 1 if it matches)
+        expert_think: bool = False
         eval_in_distribution_size: int = 60
         eval_out_of_distribution_size: int = 60
 
@@ -210,6 +217,22 @@ class LongCtxEnv(RecursiveEnv):
         question, known = self.question, self.known_chunks()
         unread = [i for i in range(question.first, question.last + 1) if i not in known]
         return f"read {unread[0]}" if unread else f"answer {question.truth(self.document)}"
+
+    def expert_reply(self, action: str) -> str:
+        """With ``expert_think``, an answer after reading chunks carries one mark per record read."""
+        marks = self.record_marks() if self.config.expert_think and action.startswith("answer ") else ""
+        return format_action(action, marks or None)
+
+    def record_marks(self) -> str:
+        """``rome 1 lima 0 …``: per record of the chunks this agent read, its value of the question's
+        field, followed by 1/0 (matches the filter or not) for count/sum/max; ``""`` if none read."""
+        question, document = self.question, self.document
+        marks = []
+        for chunk in sorted(self._s.read):
+            for record in document.chunk(chunk):
+                value = record.value(question.field)
+                marks.append(f"{value} {int(value == question.value)}" if question.value else value)
+        return " ".join(marks)
 
     # -- length ---------------------------------------------------------------------------------
     def document_tokens(self, tokenizer: Any) -> int:
