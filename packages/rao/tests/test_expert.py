@@ -67,7 +67,7 @@ def test_leaves_show_their_work_when_the_environment_says_so():
     leaves = [c for c in answers if "Sub-agent 1" not in c[-2]["content"]]
     assert len(leaves) == 3 * 4 and len(answers) == 3 * 7
     for conversation in leaves:
-        think = re.fullmatch(r"<think>(.*)</think><action>answer (\d)</action>", conversation[-1]["content"])
+        think = re.fullmatch(r"<think>\w+: (.*)</think><action>answer (\d)</action>", conversation[-1]["content"])
         marks = think.group(1).split()
         assert len(marks) == 2 * 3 and int(think.group(2)) == sum(int(m) for m in marks[1::2])
     assert all(c[-1]["content"].startswith("<action>answer") for c in answers if c not in leaves)

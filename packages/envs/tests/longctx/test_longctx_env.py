@@ -232,7 +232,7 @@ def test_expert_think_marks_every_record_read(small_document):
         env.step(f"read {chunk}")
     # chunk 0: red, red; chunk 1: blue, red; chunk 2: blue, red (in chunk order, whatever the reading order)
     reply = env.expert_reply("answer 4")
-    assert reply == "<think>red 1 red 1 blue 0 red 1 blue 0 red 1</think><action>answer 4</action>"
+    assert reply == "<think>red: red 1 red 1 blue 0 red 1 blue 0 red 1</think><action>answer 4</action>"
     assert env.parse_action(reply) == "answer 4" and env.step("answer 4").won
     env.reset(env.task("train", 1))
     env._begin(small_document, Question("most_frequent", "city", "", 1, 2))

@@ -19,8 +19,9 @@ frequent city``, ``tally city in chunks 4-7``). The child reads only its chunks 
 its answer is right. ``join(child)`` records the child's answer as the parent's knowledge of
 those chunks and returns ``"<child's question>: <its answer>"`` (``"... : no answer"`` when it
 gave none); the parent still answers itself. With ``expert_think`` the oracle's answer after reading shows its
-work before the action (``expert_reply``): ``<think>rome 1 lima 0 perth 0</think><action>answer 1</action>``,
-each record's value of the question's field and whether it matches, so that a small model gets a
+work before the action (``expert_reply``):
+``<think>rome: delhi 0 rome 1 perth 0</think><action>answer 1</action>``, the filter value, then each
+record's value of the question's field and whether it matches, so that a small model gets a
 supervised token per comparison rather than one for the count. The recursive oracle reads ranges of at most
 ``expert_leaf_chunks`` chunks itself and splits bigger ones into ``expert_fanout`` sub-goals
 (``expert_delegations()``); ``expert_action()`` reads the chunks nobody has covered yet, then
@@ -82,7 +83,8 @@ class LongCtxEnv(RecursiveEnv):
         expert_leaf_chunks: int = 2  # the recursive oracle reads ranges of at most this many chunks
         expert_fanout: int = 2  # and splits bigger ranges into this many sub-goals
         # the oracle's answer after reading shows its work, one mark per record read:
-        # <think>rome 1 lima 0 …</think> (the record's value of the question's field; 1 if it matches)
+        # <think>rome: delhi 0 rome 1 …</think> (the filter value, then each record's value of the
+        # question's field and 1 if it matches)
         expert_think: bool = False
         eval_in_distribution_size: int = 60
         eval_out_of_distribution_size: int = 60
@@ -224,15 +226,17 @@ class LongCtxEnv(RecursiveEnv):
         return format_action(action, marks or None)
 
     def record_marks(self) -> str:
-        """``rome 1 lima 0 …``: per record of the chunks this agent read, its value of the question's
-        field, followed by 1/0 (matches the filter or not) for count/sum/max; ``""`` if none read."""
+        """``rome: delhi 0 rome 1 lima 0``: the filter value (count/sum/max), then per record of the
+        chunks this agent read its value of the question's field and 1/0 (matches the filter or not);
+        values only for most_frequent/tally; ``""`` if nothing was read."""
         question, document = self.question, self.document
-        marks = []
-        for chunk in sorted(self._s.read):
-            for record in document.chunk(chunk):
-                value = record.value(question.field)
-                marks.append(f"{value} {int(value == question.value)}" if question.value else value)
-        return " ".join(marks)
+        records = [r for chunk in sorted(self._s.read) for r in document.chunk(chunk)]
+        if not records:
+            return ""
+        if not question.value:
+            return " ".join(r.value(question.field) for r in records)
+        marks = " ".join(f"{r.value(question.field)} {int(r.value(question.field) == question.value)}" for r in records)
+        return f"{question.value}: {marks}"
 
     # -- length ---------------------------------------------------------------------------------
     def document_tokens(self, tokenizer: Any) -> int:
