@@ -72,3 +72,16 @@ def test_the_key_does_not_depend_on_where_the_cache_lives(tmp_path):
     second = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {"h": 32}, env_cfg, PROMPT,
                         _settings(tmp_path / "elsewhere"))
     assert first.name == second.name and first.parent != second.parent
+
+
+def test_the_examples_hold_the_experts_whole_reply():
+    class ShowingWork(BoxesEnv):
+        def expert_reply(self, action: str) -> str:
+            return f"<think>because</think><action>{action}</action>"
+
+    plain = collect_expert_examples(BoxesEnv(BoxesConfig()), PromptSettings(), 2)
+    shown = collect_expert_examples(ShowingWork(BoxesConfig()), PromptSettings(), 2)
+    assert shown.won == plain.won == 2 and len(shown.examples) == len(plain.examples)
+    for a, b in zip(plain.examples, shown.examples):
+        assert b[-1]["content"] == a[-1]["content"].replace("<action>", "<think>because</think><action>")
+        assert a[-1]["content"].startswith("<action>")

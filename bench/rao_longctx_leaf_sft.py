@@ -1,0 +1,137 @@
+"""How many SFT steps does the tiny model need to learn a longctx leaf? (count the matching records
+of one chunk of 3). Continues supervised training of a policy on leaf answer turns only and prints
+the greedy held-out leaf accuracy every ``--every`` steps.
+
+The turns are the recursive oracle's leaves of 4-chunk count trees (``RecursiveExpert``), with the
+reply rewritten per ``--reply``:
+
+- ``answer``: ``<action>answer 1</action>`` (what the preset's warm start teaches);
+- ``marks``: ``<think>delhi 0 rome 1 lima 0</think><action>answer 1</action>`` (each record's value of
+  the question's field and whether it matches);
+- ``qmarks``: ``<think>rome: delhi 0 rome 1 …</think>…``, the filter value first (``env.expert_think``).
+
+``--prompt env`` keeps the prompt the policy sees (``--first-observation``, ``--goal-reminder``);
+``question`` cuts the first message to ``Question: count records with city=rome.`` (~130 tokens a
+turn instead of ~280 with the instructions). Example (2026-11-30, bench/results/README.md):
+
+    python bench/rao_longctx_leaf_sft.py --policy .cache/coevo/warmstart/<key> --reply marks --prompt question
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import time
+from pathlib import Path
+
+import torch
+
+from coevo.core.agent.prompt import PromptSettings
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.sft import sft_collate
+from coevo.core.policy.builders import load_pretrained
+from coevo.core.policy.conversation import encode_conversation
+from coevo.core.policy.logprobs import sequence_token_logprobs
+from coevo.envs.longctx.env import LongCtxEnv
+from coevo.rao.expert import RecursiveExpert
+from coevo.rao.settings import BudgetSettings, DelegationSettings, RecursionSettings
+
+QUESTION = re.compile(r"count records with (\w+)=(\w+)")
+RECORD = re.compile(r"city=(\w+), colour=(\w+)")
+
+
+def leaf_turn(conversation: list[dict], reply: str, prompt: str) -> tuple[list[dict], int]:
+    """A leaf's answer turn with its reply rewritten; ``(messages, true count)``."""
+    first = next(m["content"] for m in conversation if m["role"] == "user")
+    field, value = QUESTION.search(first).groups()
+    values = [city if field == "city" else colour for city, colour in RECORD.findall(conversation[-2]["content"])]
+    count = sum(v == value for v in values)
+    marks = " ".join(f"{v} {int(v == value)}" for v in values)
+    think = {"answer": "", "marks": f"<think>{marks}</think>", "qmarks": f"<think>{value}: {marks}</think>"}[reply]
+    messages = [dict(m) for m in conversation if m["role"] != "system"]
+    if prompt == "question":
+        messages[0]["content"] = f"Question: {QUESTION.search(first).group(0)}."
+    messages[-1]["content"] = f"{think}<action>answer {count}</action>"
+    return messages, count
+
+
+def leaf_turns(env, prompt_settings, reply: str, prompt: str, first_index: int, n: int) -> list:
+    expert, turns, index = RecursiveExpert(RecursionSettings(DelegationSettings(), BudgetSettings(max_depth=4)), 0.0), [], first_index
+    while len(turns) < n:
+        for conversation in expert(env, prompt_settings, 20, "train", index).examples:
+            if "answer" in conversation[-1]["content"] and "Sub-agent" not in conversation[-2]["content"]:
+                turns.append(leaf_turn(conversation, reply, prompt))
+        index += 20
+    return turns[:n]
+
+
+def greedy_accuracy(model, tokenizer, turns) -> float:
+    model.eval()
+    right = 0
+    with torch.no_grad():
+        for start in range(0, len(turns), 40):
+            chunk = turns[start:start + 40]
+            texts = [tokenizer.apply_chat_template(m[:-1], tokenize=False, add_generation_prompt=True) for m, _ in chunk]
+            batch = tokenizer(texts, return_tensors="pt", padding=True)
+            out = model.generate(**batch, max_new_tokens=40, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+            for ids, (_, count) in zip(out[:, batch["input_ids"].shape[1]:], chunk):
+                answer = re.search(r"answer (\d+)", tokenizer.decode(ids, skip_special_tokens=True))
+                right += answer is not None and int(answer.group(1)) == count
+    model.train()
+    return right / len(turns)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--policy", required=True, help="a policy folder, e.g. a longctx warm start")
+    parser.add_argument("--reply", choices=["answer", "marks", "qmarks"], default="marks")
+    parser.add_argument("--prompt", choices=["env", "question"], default="question")
+    parser.add_argument("--first-observation", choices=["full", "goal"], default="full")
+    parser.add_argument("--goal-reminder", action="store_true")
+    parser.add_argument("--train-leaves", type=int, default=20_000)
+    parser.add_argument("--test-leaves", type=int, default=120)
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--every", type=int, default=100)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    random.seed(0)
+    model, tokenizer = load_pretrained(Path(args.policy))
+    prompt = PromptSettings(system_prompt="", history_turns=8, memory=False, max_prompt_tokens=4096,
+                            first_observation=args.first_observation, goal_reminder=args.goal_reminder)
+    env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"], expert_leaf_chunks=1))
+    train = leaf_turns(env, prompt, args.reply, args.prompt, 2_000_000, args.train_leaves)
+    test = leaf_turns(env, prompt, args.reply, args.prompt, 3_000_000, args.test_leaves)
+    samples = []
+    for messages, _ in train:
+        encoded = encode_conversation(tokenizer, messages, [i == len(messages) - 1 for i in range(len(messages))])
+        samples.append(Sample(encoded.input_ids, encoded.agent_mask))
+    print(f"{len(samples)} leaf turns, {sum(len(s.input_ids) for s in samples) / len(samples):.0f} tokens each; "
+          f"reply: {test[0][0][-1]['content']}", flush=True)
+    collate, optimizer = sft_collate(tokenizer.pad_token_id), torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
+    print(f"step 0: held-out leaf accuracy {greedy_accuracy(model, tokenizer, test):.3f}", flush=True)
+    start, step = time.perf_counter(), 0
+    while step < args.steps:
+        random.shuffle(samples)
+        for first in range(0, len(samples) - args.batch + 1, args.batch):
+            batch = collate(samples[first:first + args.batch])
+            logprobs = sequence_token_logprobs(model, batch["input_ids"], batch["attention_mask"])  # [B, T], aligned with agent_mask
+            mask = batch["agent_mask"].float()
+            loss = -(logprobs * mask).sum() / mask.sum()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            step += 1
+            if step % args.every == 0 or step == args.steps:
+                print(f"step {step} ({time.perf_counter() - start:.0f} s training): loss {loss.item():.3f}, "
+                      f"held-out leaf accuracy {greedy_accuracy(model, tokenizer, test):.3f}", flush=True)
+            if step >= args.steps:
+                break
+
+
+if __name__ == "__main__":
+    main()
