@@ -18,14 +18,13 @@ Recursion. A parent delegates the same question over fewer chunks, in the gramma
 frequent city``, ``tally city in chunks 4-7``). The child reads only its chunks and is won iff
 its answer is right. ``join(child)`` records the child's answer as the parent's knowledge of
 those chunks and returns ``"<child's question>: <its answer>"`` (``"... : no answer"`` when it
-gave none); the parent still answers itself. With ``expert_think`` the oracle's answer after reading shows its
-work before the action (``expert_reply``):
-``<think>rome: delhi 0 rome 1 perth 0</think><action>answer 1</action>``, the filter value, then each
-record's value of the question's field and whether it matches, so that a small model gets a
-supervised token per comparison rather than one for the count. The recursive oracle reads ranges of at most
+gave none); the parent still answers itself. The recursive oracle reads ranges of at most
 ``expert_leaf_chunks`` chunks itself and splits bigger ones into ``expert_fanout`` sub-goals
 (``expert_delegations()``); ``expert_action()`` reads the chunks nobody has covered yet, then
-answers.
+answers. With ``expert_think`` the oracle's answer after reading shows its work
+(``expert_reply``): ``<think>rome: delhi 0 rome 1 perth 0</think><action>answer 1</action>`` — the
+filter value, then each record's value of the question's field and whether it matches — so that a
+small model gets a supervised token per comparison rather than one for the count.
 
 Length. ``document_tokens(tokenizer)`` is the episode's document length in tokens;
 ``chunks_for_context(multiple, context_tokens, tokenizer)`` is the ``num_chunks`` that makes
