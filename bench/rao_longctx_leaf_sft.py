@@ -29,7 +29,7 @@ import torch
 
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
-from coevo.core.algos.sft import sft_collate
+from coevo.core.algos.sft import first_trained_position, masked_nll, sft_collate
 from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.logprobs import sequence_token_logprobs
@@ -118,9 +118,9 @@ def main() -> None:
         random.shuffle(samples)
         for first in range(0, len(samples) - args.batch + 1, args.batch):
             batch = collate(samples[first:first + args.batch])
-            logprobs = sequence_token_logprobs(model, batch["input_ids"], batch["attention_mask"])  # [B, T], aligned with agent_mask
-            mask = batch["agent_mask"].float()
-            loss = -(logprobs * mask).sum() / mask.sum()
+            logprobs = sequence_token_logprobs(model, batch["input_ids"], batch["attention_mask"],
+                                               first_position=first_trained_position(batch["agent_mask"]))
+            loss = masked_nll(logprobs, batch["agent_mask"])  # the warm start's SFT loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
