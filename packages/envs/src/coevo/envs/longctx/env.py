@@ -229,13 +229,10 @@ class LongCtxEnv(RecursiveEnv):
         chunks this agent read its value of the question's field and 1/0 (matches the filter or not);
         values only for most_frequent/tally; ``""`` if nothing was read."""
         question, document = self.question, self.document
-        records = [r for chunk in sorted(self._s.read) for r in document.chunk(chunk)]
-        if not records:
-            return ""
-        if not question.value:
-            return " ".join(r.value(question.field) for r in records)
-        marks = " ".join(f"{r.value(question.field)} {int(r.value(question.field) == question.value)}" for r in records)
-        return f"{question.value}: {marks}"
+        values = [r.value(question.field) for chunk in sorted(self._s.read) for r in document.chunk(chunk)]
+        if not values or not question.value:
+            return " ".join(values)
+        return f"{question.value}: " + " ".join(f"{v} {int(v == question.value)}" for v in values)
 
     # -- length ---------------------------------------------------------------------------------
     def document_tokens(self, tokenizer: Any) -> int:
