@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--prompt", choices=["env", "question"], default="question")
     parser.add_argument("--first-observation", choices=["full", "goal"], default="full")
     parser.add_argument("--goal-reminder", action="store_true")
+    parser.add_argument("--values-per-field", type=int, default=0, help="env.values_per_field (0: all values)")
     parser.add_argument("--train-leaves", type=int, default=20_000)
     parser.add_argument("--test-leaves", type=int, default=120)
     parser.add_argument("--steps", type=int, default=1000)
@@ -102,7 +103,8 @@ def main() -> None:
     model, tokenizer = load_pretrained(Path(args.policy))
     prompt = PromptSettings(system_prompt="", history_turns=8, memory=False, max_prompt_tokens=4096,
                             first_observation=args.first_observation, goal_reminder=args.goal_reminder)
-    env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"], expert_leaf_chunks=1))
+    env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"], expert_leaf_chunks=1,
+                                      values_per_field=args.values_per_field))
     train = leaf_turns(env, prompt, args.reply, args.prompt, 2_000_000, args.train_leaves)
     test = leaf_turns(env, prompt, args.reply, args.prompt, 3_000_000, args.test_leaves)
     samples = []

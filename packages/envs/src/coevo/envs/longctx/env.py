@@ -77,6 +77,7 @@ class LongCtxEnv(RecursiveEnv):
         num_chunks: int = 8  # chunks per document in train and eval_in_distribution
         ood_num_chunks: int = 0  # chunks in eval_out_of_distribution; 0: 4 × num_chunks
         records_per_chunk: int = 10  # records per chunk (one line each)
+        values_per_field: int = 0  # k > 0: a document uses only k cities and k colours (more matches); 0: all
         question_kinds: list[str] = field(default_factory=_default_kinds)  # round-robin by task index
         max_steps: int = 0  # steps per episode; 0: the episode's chunks + 5 (read all, answer, slack)
         expert_leaf_chunks: int = 2  # the recursive oracle reads ranges of at most this many chunks
@@ -96,6 +97,8 @@ class LongCtxEnv(RecursiveEnv):
             raise ValueError(f"env.question_kinds must be a non-empty subset of {list(ROOT_KINDS)}; got {unknown}")
         if c.num_chunks < 1 or c.records_per_chunk < 1:
             raise ValueError("env.num_chunks and env.records_per_chunk must be at least 1")
+        if c.values_per_field < 0:
+            raise ValueError(f"env.values_per_field must be 0 (all values) or positive, got {c.values_per_field}")
         if c.expert_leaf_chunks < 1 or c.expert_fanout < 2:
             raise ValueError("env.expert_leaf_chunks must be at least 1 and env.expert_fanout at least 2")
         self.ood_num_chunks = ood_knob("num_chunks", c.num_chunks, c.ood_num_chunks, 4 * c.num_chunks)
@@ -113,7 +116,8 @@ class LongCtxEnv(RecursiveEnv):
     # -- episode --------------------------------------------------------------------------------
     def _start(self, task: Task) -> str:
         document, question = generate_task(
-            task.seed, task.task_type, self.chunks_of(task.split), self.config.records_per_chunk
+            task.seed, task.task_type, self.chunks_of(task.split), self.config.records_per_chunk,
+            self.config.values_per_field,
         )
         return self._begin(document, question)
 

@@ -3,7 +3,9 @@
 A record is one line, ``record 17: city=oslo, colour=red, amount=42``. Records are numbered
 from 0 across the whole document, and chunk ``i`` holds records ``i*R .. i*R+R-1`` (``R`` =
 records per chunk). Each document draws its own skewed frequencies for the city and colour
-values, so counts differ clearly between values.
+values, so counts differ clearly between values. ``values_per_field=k`` (k ≥ 1) lets a document
+use only k values of each categorical field (drawn per document), so that a question's value
+matches a record often: a small model then sees many matches per chunk instead of mostly none.
 """
 
 from __future__ import annotations
@@ -60,9 +62,18 @@ class Document:
         return "\n".join(self.chunk_text(i) for i in range(self.num_chunks))
 
 
-def generate_document(rng: random.Random, num_chunks: int, records_per_chunk: int) -> Document:
-    """``num_chunks * records_per_chunk`` records with per-document skewed value frequencies."""
+def generate_document(
+    rng: random.Random, num_chunks: int, records_per_chunk: int, values_per_field: int = 0
+) -> Document:
+    """``num_chunks * records_per_chunk`` records with per-document skewed value frequencies;
+    ``values_per_field`` > 0: each categorical field uses only that many of its values (0: all)."""
+    if values_per_field < 0:
+        raise ValueError(f"values_per_field must be 0 (all values) or positive, got {values_per_field}")
     weights = {name: [rng.random() ** 2 + 0.05 for _ in values] for name, values in FIELDS.items()}
+    if values_per_field:
+        for name, values in FIELDS.items():
+            kept = set(rng.sample(range(len(values)), min(values_per_field, len(values))))
+            weights[name] = [w if k in kept else 0.0 for k, w in enumerate(weights[name])]
     records = tuple(
         Record(
             index=i,

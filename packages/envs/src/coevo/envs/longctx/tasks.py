@@ -15,9 +15,11 @@ from coevo.envs.longctx.questions import FILTERED_KINDS, Question
 from coevo.envs.longctx.records import FIELDS, Document, generate_document
 
 
-def generate_task(seed: int, kind: str, num_chunks: int, records_per_chunk: int) -> tuple[Document, Question]:
+def generate_task(
+    seed: int, kind: str, num_chunks: int, records_per_chunk: int, values_per_field: int = 0
+) -> tuple[Document, Question]:
     rng = random.Random(seed)
-    document = generate_document(rng, num_chunks, records_per_chunk)
+    document = generate_document(rng, num_chunks, records_per_chunk, values_per_field)
     field = rng.choice(sorted(FIELDS))
     if kind in FILTERED_KINDS:
         present = sorted({r.value(field) for r in document.records})
