@@ -57,7 +57,7 @@ def test_answer_episodes_must_not_be_negative():
         RecursiveExpert(RecursionSettings(), flat_share=0.0, answer_episodes=-1)
 
 
-def test_leaves_show_their_work_when_the_environment_says_so():
+def test_leaves_and_parents_show_their_work_when_the_environment_says_so():
     # longctx with expert_think: a leaf's answer after reading one chunk of 3 records marks each record
     env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"],
                                        expert_leaf_chunks=1, expert_think=True))
@@ -70,4 +70,10 @@ def test_leaves_show_their_work_when_the_environment_says_so():
         think = re.fullmatch(r"<think>\w+: (.*)</think><action>answer (\d)</action>", conversation[-1]["content"])
         marks = think.group(1).split()
         assert len(marks) == 2 * 3 and int(think.group(2)) == sum(int(m) for m in marks[1::2])
-    assert all(c[-1]["content"].startswith("<action>answer") for c in answers if c not in leaves)
+    # a parent adds its two children's reports: "<think>a + b = a+b</think>", each term a child's answer
+    for conversation in (c for c in answers if c not in leaves):
+        think = re.fullmatch(r"<think>(\d+) \+ (\d+) = (\d+)</think><action>answer (\d+)</action>",
+                             conversation[-1]["content"])
+        reports = [int(n) for n in re.findall(r": (\d+)$", conversation[-2]["content"], re.MULTILINE)]
+        a, b, total, answer = map(int, think.groups())
+        assert [a, b] == reports and a + b == total == answer

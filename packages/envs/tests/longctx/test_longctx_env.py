@@ -243,3 +243,35 @@ def test_expert_think_marks_every_record_read(small_document):
     plain._begin(small_document, Question("count", "colour", "red", 0, 2))
     plain.step("read 0")
     assert plain.expert_reply("answer 2") == "<action>answer 2</action>"
+
+
+def test_expert_think_adds_the_reports_of_a_count_or_sum(small_document):
+    env = _env(records_per_chunk=2, expert_think=True)
+    env.reset(env.task("train", 0))
+    env._begin(small_document, Question("count", "colour", "red", 0, 2))
+    (later, _), (first, _) = env.fork("count records with colour=red in chunks 1-2"), env.fork(
+        "count records with colour=red in chunks 0-0")
+    later.step("answer 2")
+    first.step("answer 2")
+    env.join(later)
+    env.join(first)
+    # the terms in chunk order, whatever the joining order
+    assert env.expert_reply("answer 4") == "<think>2 + 2 = 4</think><action>answer 4</action>"
+    assert env.step("answer 4").won
+    # a parent that read chunk 0 itself (red 10 + red 20) and has one report: its own total first
+    env.reset(env.task("train", 1))
+    env._begin(small_document, Question("sum", "colour", "red", 0, 2))
+    child, _ = env.fork("sum amount of records with colour=red in chunks 1-2")
+    child.step("answer 31")
+    env.join(child)
+    env.step("read 0")
+    reply = env.expert_reply("answer 61")
+    assert reply == "<think>red: red 1 red 1; 30 + 31 = 61</think><action>answer 61</action>"
+    assert env.parse_action(reply) == "answer 61"
+    # a max after reports shows no addition
+    env.reset(env.task("train", 2))
+    env._begin(small_document, Question("max", "colour", "red", 0, 2))
+    child, _ = env.fork("max amount of records with colour=red in chunks 1-2")
+    child.step("answer 30")
+    env.join(child)
+    assert env.expert_reply("answer 30") == "<action>answer 30</action>"

@@ -24,7 +24,8 @@ gave none); the parent still answers itself. The recursive oracle reads ranges o
 answers. With ``expert_think`` the oracle's answer after reading shows its work
 (``expert_reply``): ``<think>rome: delhi 0 rome 1 perth 0</think><action>answer 1</action>`` — the
 filter value, then each record's value of the question's field and whether it matches — so that a
-small model gets a supervised token per comparison rather than one for the count.
+small model gets a supervised token per comparison rather than one for the count; a parent's count
+or sum after its sub-agents' reports writes the addition (``<think>2 + 3 = 5</think>``).
 
 Length. ``document_tokens(tokenizer)`` is the episode's document length in tokens;
 ``chunks_for_context(multiple, context_tokens, tokenizer)`` is the ``num_chunks`` that makes
@@ -84,7 +85,7 @@ class LongCtxEnv(RecursiveEnv):
         expert_fanout: int = 2  # and splits bigger ranges into this many sub-goals
         # the oracle's answer after reading shows its work, one mark per record read:
         # <think>rome: delhi 0 rome 1 …</think> (the filter value, then each record's value of the
-        # question's field and 1 if it matches)
+        # question's field and 1 if it matches); a parent's count/sum after reports: <think>2 + 3 = 5</think>
         expert_think: bool = False
         eval_in_distribution_size: int = 60
         eval_out_of_distribution_size: int = 60
@@ -224,9 +225,32 @@ class LongCtxEnv(RecursiveEnv):
         return f"read {unread[0]}" if unread else f"answer {question.truth(self.document)}"
 
     def expert_reply(self, action: str) -> str:
-        """With ``expert_think``, an answer after reading chunks carries one mark per record read."""
-        marks = self.record_marks() if self.config.expert_think and action.startswith("answer ") else ""
-        return format_action(action, marks or None)
+        """With ``expert_think``, an answer shows its work: one mark per record read and, for a
+        count or sum after sub-agents' reports, the addition (``record_marks``, ``report_sum``)."""
+        if not (self.config.expert_think and action.startswith("answer ")):
+            return format_action(action)
+        work = "; ".join(part for part in (self.record_marks(), self.report_sum()) if part)
+        return format_action(action, work or None)
+
+    def report_sum(self) -> str:
+        """``3 + 4 = 7``: for a count or sum answered from sub-agents' reports, the terms in chunk
+        order — this agent's own total over the chunks it read, then each report — and their total;
+        ``""`` without reports, for other kinds, or if a report is not a number."""
+        question, reports = self.question, self._s.reports
+        if not reports or question.kind not in ("count", "sum"):
+            return ""
+        terms = []
+        if self._s.read:
+            read = [r for chunk in sorted(self._s.read) for r in self.document.chunk(chunk)]
+            matching = [r for r in read if r.value(question.field) == question.value]
+            own = len(matching) if question.kind == "count" else sum(r.amount for r in matching)
+            terms.append((min(self._s.read), own))
+        for sub, answer in reports:
+            if not answer.isdigit():
+                return ""
+            terms.append((sub.first, int(answer)))
+        values = [value for _, value in sorted(terms, key=lambda term: term[0])]
+        return " + ".join(map(str, values)) + f" = {sum(values)}"
 
     def record_marks(self) -> str:
         """``rome: delhi 0 rome 1 lima 0``: the filter value (count/sum/max), then per record of the
