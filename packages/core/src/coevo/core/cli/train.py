@@ -227,6 +227,9 @@ def _main(cfg: DictConfig) -> None:
 
 def main() -> None:
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")
+    # checkpoints hold the policy after step N, which is what a resume needs; the warning (with a
+    # code listing) suggests saving the state before the optimizer step instead
+    warnings.filterwarnings("ignore", message="Using ModelCheckpoint with manual optimization")
     hydra.main(config_path=find_config_dir(), config_name="train", version_base="1.3")(_main)()
 
 
