@@ -5,14 +5,15 @@ the greedy held-out leaf accuracy every ``--every`` steps.
 The turns are the recursive oracle's leaves of 4-chunk count trees (``RecursiveExpert``), with the
 reply rewritten per ``--reply``:
 
-- ``answer``: ``<action>answer 1</action>`` (what the preset's warm start teaches);
+- ``answer``: ``<action>answer 1</action>`` (the oracle without ``env.expert_think``);
 - ``marks``: ``<think>delhi 0 rome 1 lima 0</think><action>answer 1</action>`` (each record's value of
   the question's field and whether it matches);
 - ``qmarks``: ``<think>rome: delhi 0 rome 1 …</think>…``, the filter value first (``env.expert_think``).
 
 ``--prompt env`` keeps the prompt the policy sees (``--first-observation``, ``--goal-reminder``);
 ``question`` cuts the first message to ``Question: count records with city=rome.`` (~130 tokens a
-turn instead of ~280 with the instructions). Example (2026-11-30, bench/results/README.md):
+turn instead of ~280 with the instructions). ``--values-per-field 2`` draws the documents as the
+longctx preset does (``env.values_per_field``). Example (2026-11-30, bench/results/README.md):
 
     python bench/rao_longctx_leaf_sft.py --policy .cache/coevo/warmstart/<key> --reply marks --prompt question
 """
