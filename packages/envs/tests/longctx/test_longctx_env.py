@@ -248,16 +248,16 @@ def test_expert_think_marks_every_record_read(small_document):
 def test_expert_think_adds_the_reports_of_a_count_or_sum(small_document):
     env = _env(records_per_chunk=2, expert_think=True)
     env.reset(env.task("train", 0))
-    env._begin(small_document, Question("count", "colour", "red", 0, 2))
-    (later, _), (first, _) = env.fork("count records with colour=red in chunks 1-2"), env.fork(
-        "count records with colour=red in chunks 0-0")
-    later.step("answer 2")
-    first.step("answer 2")
+    env._begin(small_document, Question("count", "colour", "blue", 0, 2))
+    (later, _), (first, _) = env.fork("count records with colour=blue in chunks 1-2"), env.fork(
+        "count records with colour=blue in chunks 0-0")
+    later.step("answer 2")  # chunks 1-2: records 2 and 4 are blue
+    first.step("answer 0")
     env.join(later)
     env.join(first)
-    # the terms in chunk order, whatever the joining order
-    assert env.expert_reply("answer 4") == "<think>2 + 2 = 4</think><action>answer 4</action>"
-    assert env.step("answer 4").won
+    # the terms in chunk order (chunk 0's report first), whatever the joining order
+    assert env.expert_reply("answer 2") == "<think>0 + 2 = 2</think><action>answer 2</action>"
+    assert env.step("answer 2").won
     # a parent that read chunk 0 itself (red 10 + red 20) and has one report: its own total first
     env.reset(env.task("train", 1))
     env._begin(small_document, Question("sum", "colour", "red", 0, 2))
