@@ -240,10 +240,8 @@ class LongCtxEnv(RecursiveEnv):
         if not reports or question.kind not in ("count", "sum"):
             return ""
         terms = []
-        if self._s.read:
-            read = [r for chunk in sorted(self._s.read) for r in self.document.chunk(chunk)]
-            matching = [r for r in read if r.value(question.field) == question.value]
-            own = len(matching) if question.kind == "count" else sum(r.amount for r in matching)
+        if self._s.read:  # its own total: the question's true answer per chunk read, added up
+            own = sum(int(question.over(chunk, chunk).truth(self.document)) for chunk in self._s.read)
             terms.append((min(self._s.read), own))
         for sub, answer in reports:
             if not answer.isdigit():
