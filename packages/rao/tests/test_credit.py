@@ -75,3 +75,18 @@ def test_bad_credit_settings_name_the_key():
         CreditSettings(group_by="level")
     with pytest.raises(ValueError, match="algo.credit.root_mix"):
         CreditSettings(root_mix=2.0)
+
+
+@pytest.mark.parametrize("estimator", ["grpo", "rloo"])
+@pytest.mark.parametrize("root_mix", [0.0, 0.3, 0.7])
+def test_tied_nodes_get_exactly_zero_advantage(estimator, root_mix):
+    # G = 8 copies of tree 1: the roots' rewards are equal non-binary values (1 + 0.5 * 1/2 - 0.1 =
+    # 1.15, mixed with λ = 0.3: 0.7 * 1.15 + 0.3 = 1.105), as are G1's at depth 2; their float32
+    # mean used to miss by an ulp and push every node of the group in one direction. Depth 1
+    # (C1 1.5, C2 0 in every tree) is a real spread: equal rewards, equal advantages.
+    trees = [_trees()[0] for _ in range(8)]
+    credit = CreditSettings(c_del=0.5, root_mix=root_mix)
+    rewards = node_rewards(trees, credit, invalid_penalty=0.1)
+    adv = node_advantages(trees, rewards, credit, estimator=estimator, scale_by_std=True)
+    assert all(row[0] == 0.0 and row[3] == 0.0 for row in adv)
+    assert len({row[1] for row in adv}) == 1 and len({row[2] for row in adv}) == 1 and adv[0][1] > 0 > adv[0][2]

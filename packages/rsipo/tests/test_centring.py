@@ -24,3 +24,12 @@ def test_lone_unseen_type_falls_back_to_batch_mean():
     assert centred_skill_rewards([], [], {}) == []
     with pytest.raises(ValueError):
         centred_skill_rewards([0.1], ["a", "b"], {})
+
+
+@pytest.mark.parametrize("gain", [0.1, 1 / 3, 0.7, -0.35])
+@pytest.mark.parametrize("count", [2, 3, 7, 10])
+def test_tied_gains_get_exactly_zero(gain, count):
+    # sum/len of three gains of 0.1 is 0.10000000000000002: the old rewards were ±1e-17, not 0
+    assert centred_skill_rewards([gain] * count, ["a"] * count, {}) == [0.0] * count
+    # a lone type whose gain equals the batch mean: exactly 0 as well
+    assert centred_skill_rewards([gain] * count + [gain], ["a"] * count + ["z"], {})[-1] == 0.0

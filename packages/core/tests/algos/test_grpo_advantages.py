@@ -78,3 +78,67 @@ def test_rloo_equals_scaled_centred_reward():
 @pytest.mark.parametrize("name, fn", [("grpo", grpo_advantages), ("rloo", rloo_advantages)])
 def test_estimators_are_registered(name, fn):
     assert registry.advantages.get(name) is fn
+
+
+# --- ties: a group of equal returns gets exactly 0, whatever the value, size and order ---------
+
+ESTIMATORS = [(grpo_advantages, True), (grpo_advantages, False), (rloo_advantages, True), (rloo_advantages, False)]
+# values that are not binary fractions (0.9 in float32 is 0.89999998: 8 × 0.9 / 8 missed it by an ulp)
+AWKWARD = [0.9, 0.8, 0.7, 2.7, 0.1, 1 / 3, -0.35, 1e6 + 0.1, 1e-7, -2.2e4 / 7]
+
+
+@pytest.mark.parametrize("fn, scale", ESTIMATORS)
+@pytest.mark.parametrize("value", AWKWARD)
+@pytest.mark.parametrize("size", [2, 3, 7, 8, 16, 33, 64])
+def test_tied_group_is_exactly_zero(fn, scale, value, size):
+    # group 0: `size` copies of `value`; group 1: a real spread, so the batch has work to do
+    rewards = torch.tensor([value] * size + [0.0, 1.0, 0.5])
+    groups = torch.tensor([0] * size + [1, 1, 1])
+    adv = fn(rewards, groups, scale_by_std=scale)
+    assert torch.equal(adv[:size], torch.zeros(size))  # exactly, not approximately
+    assert adv[size:].abs().sum() > 0
+
+
+@pytest.mark.parametrize("fn, scale", ESTIMATORS)
+def test_ties_through_different_arithmetic_are_ties(fn, scale):
+    # 0.1 + 0.2 != 0.3 in binary floating point (they differ in the 17th digit): one reward value
+    rewards = torch.tensor([0.1 + 0.2, 0.3, 0.3, 0.1 + 0.2], dtype=torch.float64)
+    assert torch.equal(fn(rewards, torch.zeros(4, dtype=torch.long), scale_by_std=scale), torch.zeros(4))
+
+
+def test_small_real_difference_is_not_a_tie():
+    # 1e-3 is a thousand times the tie tolerance: ±sqrt(3)/2 as in the hand-computed 0/1 group
+    adv = grpo_advantages(torch.tensor([0.9, 0.901, 0.901, 0.9]), torch.zeros(4, dtype=torch.long))
+    h = math.sqrt(3) / 2
+    torch.testing.assert_close(adv, torch.tensor([-h, h, h, -h]), atol=2e-3, rtol=0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_batches_ties_zero_groups_centred_and_order_free(seed):
+    gen = torch.Generator().manual_seed(seed)
+    num_groups = int(torch.randint(1, 9, (1,), generator=gen))
+    rewards, groups = [], []
+    for g in range(num_groups):
+        size = int(torch.randint(2, 65, (1,), generator=gen))
+        if torch.rand(1, generator=gen) < 0.5:  # tied: one non-binary value
+            value = float(torch.randn(1, generator=gen) * 3)
+            rewards += [value] * size
+        else:  # partial credit in steps of 0.1, ties inside the group
+            rewards += (torch.randint(0, 11, (size,), generator=gen) / 10).tolist()
+        groups += [g] * size
+    rewards, groups = torch.tensor(rewards), torch.tensor(groups)
+    perm = torch.randperm(len(rewards), generator=gen)
+    for fn, scale in ESTIMATORS:
+        adv = fn(rewards, groups, scale_by_std=scale)
+        for g in range(num_groups):
+            member = groups == g
+            r = rewards[member]
+            if bool((r == r[0]).all()):
+                assert torch.equal(adv[member], torch.zeros(int(member.sum())))
+            else:  # centred: a group's advantages sum to 0; equal rewards get equal advantages
+                assert abs(float(adv[member].sum())) < 1e-4 * int(member.sum())
+                for value in r.unique():
+                    same = adv[member][r == value]
+                    assert torch.equal(same, same[:1].expand_as(same))
+        # the same episodes in another order get the same advantages
+        torch.testing.assert_close(fn(rewards[perm], groups[perm], scale_by_std=scale), adv[perm], atol=1e-6, rtol=0)

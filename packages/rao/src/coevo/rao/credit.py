@@ -93,7 +93,7 @@ def node_advantages(
     if not flat:
         return [[] for _ in trees]
     group_ids = torch.tensor([g for g, _ in flat])  # [N]
-    values = torch.tensor([r for _, r in flat], dtype=torch.float32)  # [N]
+    values = torch.tensor([r for _, r in flat], dtype=torch.float64)  # [N] the rewards' own precision
     adv = registry.advantages.get(estimator)(values, group_ids, scale_by_std=scale_by_std)  # [N]
     adv = adv * credit.depth_discount ** torch.tensor(depths, dtype=torch.float32)  # [N]
     out, k = [], 0

@@ -6,11 +6,16 @@ Our choice (the paper does not pin it down): when a type has fewer than ``min_co
 the batch, its batch mean would equal Δ_x itself and the reward would always be 0, so the running
 per-type mean from earlier steps is subtracted instead; a type never seen before falls back to the
 mean Δ of the whole batch.
+
+Ties are exact: a gain equal to its baseline (within core's ``TIE_TOLERANCE``, e.g. three equal
+gains of 0.1 whose float mean is 0.10000000000000002) gets a reward of exactly 0.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from coevo.core.algos.advantages import is_tie, tie_exact_mean
 
 
 def centred_skill_rewards(
@@ -26,13 +31,17 @@ def centred_skill_rewards(
     by_type: dict[str, list[float]] = {}
     for gain, task_type in zip(gains, types):
         by_type.setdefault(task_type, []).append(gain)
-    batch_mean = sum(gains) / len(gains)
+    batch_mean = tie_exact_mean(gains)
     baselines = {}
     for task_type, values in by_type.items():
         if len(values) >= min_count:
-            baselines[task_type] = sum(values) / len(values)
+            baselines[task_type] = tie_exact_mean(values)
         elif task_type in running_means:
             baselines[task_type] = running_means[task_type]
         else:
             baselines[task_type] = batch_mean
-    return [gain - baselines[task_type] for gain, task_type in zip(gains, types)]
+    rewards = []
+    for gain, task_type in zip(gains, types):
+        baseline = baselines[task_type]
+        rewards.append(0.0 if is_tie(gain, baseline) else gain - baseline)
+    return rewards
