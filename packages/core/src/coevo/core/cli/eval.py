@@ -15,13 +15,15 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
+from rich.markup import escape
 
-from coevo.core import registry
 from coevo.core.cli.components import engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
+from coevo.core.cli.errors import InputError, debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.overrides import precheck_overrides
 from coevo.core.cli.schema import EvalSchema
-from coevo.core.config import ConfigError, validate
+from coevo.core.config import validate
 from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.policy.builders import ModelLoadError, load_pretrained
 from coevo.core.reporting import success_table
@@ -43,54 +45,88 @@ def model_folder(checkpoint: str) -> Path:
 
 
 def run(cfg: DictConfig) -> dict:
-    settings: EvalSchema = validate(cfg, EvalSchema, "eval")
-    folder = model_folder(settings.checkpoint)
-    cfg = apply_eval_range(cfg, flat_eval=True)
-    _, _, make_env = env_factory(cfg.env)
-    _, engine_cfg = engine_component(cfg.get("rollout"))
-    model, tokenizer = load_pretrained(folder)
+    with stage("config"):
+        settings: EvalSchema = validate(cfg, EvalSchema, "eval")
+        cfg = apply_eval_range(cfg, flat_eval=True)
+        _, engine_cfg = engine_component(cfg.get("rollout"))
+    with stage("data"):
+        _, _, make_env = env_factory(cfg.env)
+    with stage("checkpoint"):
+        folder = model_folder(settings.checkpoint)
+        model, tokenizer = load_pretrained(folder, key="checkpoint")
     e, engine_name = settings.eval, cfg.rollout.name if cfg.get("rollout") else "hf"
 
     def play(mode: str, samples: int) -> dict:
         return evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size, engine_name,
                         engine_cfg, mode=mode, samples_per_task=samples, sample_seed=e.sample_seed)[0]
 
-    summary = with_greedy(play, e.mode, e.samples_per_task, e.also_greedy)
+    with stage("evaluation"):
+        summary = with_greedy(play, e.mode, e.samples_per_task, e.also_greedy)
     title = (f"{folder} on {cfg.env.name}/{settings.eval.split} ({settings.eval.num_tasks} tasks, "
              f"{settings.eval.describe()})")
-    console.print(success_table(None, summary, title))
-    console.print(json.dumps({k: round(v, 4) for k, v in summary.items()}))
+    console.print(success_table(None, summary, escape(title)))
+    console.print(json.dumps({k: round(v, 4) for k, v in summary.items()}), markup=False)
     return summary
 
 
 def with_run_settings(cfg: DictConfig, overrides: list[str]) -> DictConfig:
-    """Use a run folder's saved env and agent settings unless the command line overrides them."""
+    """A run folder's saved env and agent settings as the defaults, the command line's on top.
+
+    ``env=<name>`` on the command line chooses another environment (its preset, then its
+    ``env.*`` overrides); otherwise the run's own env is kept and ``env.*`` overrides change it
+    (``make eval CKPT=<run on boxes> ARGS="env.max_steps=3"`` evaluates on boxes). ``agent.*``
+    likewise.
+    """
+    if OmegaConf.is_missing(cfg, "checkpoint"):
+        raise InputError("checkpoint: missing; pass checkpoint=<run folder or model folder> "
+                         "(make eval CKPT=runs/<run>)")
     run_config = Path(str(cfg.checkpoint)) / "config.yaml"
     if not run_config.is_file():
         return cfg
-    saved = OmegaConf.load(run_config)
+    try:
+        saved = OmegaConf.load(run_config)
+    except Exception as exc:  # noqa: BLE001 - a damaged run folder: one line naming the file
+        raise InputError(f"checkpoint: '{run_config}' is not a readable run config ({exc}); "
+                         f"pass checkpoint=<a run folder written by coevo-train>") from None
     cfg = OmegaConf.merge(cfg, {})  # a writable copy
-    keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
-    if not any(k == "env" or k.startswith("env.") for k in keys):
-        cfg.env = saved.env
-    agent_overrides = [o.lstrip("+") for o in overrides if o.lstrip("+").startswith("agent.")]
-    cfg.agent = OmegaConf.merge(saved.agent, OmegaConf.from_dotlist(agent_overrides).get("agent", {}))
+    keys = [o.split("=", 1)[0] for o in overrides]
+    for group in ("env", "agent"):
+        if group == "env" and any(k.lstrip("+~") == "env" for k in keys):
+            continue  # another environment chosen: its preset with the command line's env.* on top
+        merged = OmegaConf.merge(saved.get(group) or {}, {})
+        for key in keys:
+            plain = key.lstrip("+~")
+            if not plain.startswith(f"{group}."):
+                continue
+            if key.startswith("~"):
+                parent, _, leaf = plain[len(group) + 1:].rpartition(".")
+                node = OmegaConf.select(merged, parent) if parent else merged
+                if isinstance(node, DictConfig) and leaf in node:
+                    node.pop(leaf)
+            else:
+                OmegaConf.update(merged, plain[len(group) + 1:], OmegaConf.select(cfg, plain), force_add=True)
+        cfg[group] = merged
     return cfg
 
 
 def _main(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 
-    try:
-        run(with_run_settings(cfg, list(HydraConfig.get().overrides.task)))
-    except (ConfigError, ModelLoadError, registry.RegistryError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        sys.exit(2)
+    overrides = list(HydraConfig.get().overrides.task)
+
+    def body() -> dict:
+        with stage("checkpoint"):
+            run_cfg = with_run_settings(cfg, overrides)
+        return run(run_cfg)
+
+    run_guarded(body, console, debug_flag(cfg))
 
 
 def main() -> None:
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")
-    hydra.main(config_path=find_config_dir("eval.yaml"), config_name="eval", version_base="1.3")(_main)()
+    config_dir = find_config_dir("eval.yaml")
+    precheck_overrides(config_dir, "eval", sys.argv[1:], console)
+    hydra.main(config_path=config_dir, config_name="eval", version_base="1.3")(_main)()
 
 
 if __name__ == "__main__":

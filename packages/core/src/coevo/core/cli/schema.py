@@ -94,6 +94,7 @@ class TrainSchema:
     seed: int = 0
     resume: str | None = None  # a run folder to continue exactly where it stopped
     overwrite: bool = False  # allow writing into a folder that already holds a run
+    debug: bool = False  # true: an error prints its full traceback after the one-line message
     algo: Any = None
     env: Any = None
     model: Any = None
@@ -110,6 +111,7 @@ class TrainSchema:
 class EvalSchema:
     checkpoint: str = "???"  # a run folder (uses <run>/policy) or a Hugging Face model folder
     seed: int = 0
+    debug: bool = False  # true: an error prints its full traceback after the one-line message
     env: Any = None
     rollout: Any = None
     agent: AgentSettings = field(default_factory=AgentSettings)

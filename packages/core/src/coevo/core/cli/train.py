@@ -28,6 +28,7 @@ from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar, TQDMPr
 from lightning.pytorch.loggers import TensorBoardLogger
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
+from rich.markup import escape
 
 from coevo.core import distributed as dist
 from coevo.core import registry
@@ -38,16 +39,19 @@ from coevo.core.callbacks.metrics_history import MetricsHistory
 from coevo.core.callbacks.policy_export import PolicyExport
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
+from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.overrides import precheck_overrides
+from coevo.core.cli.preflight import check_writable_folder
 from coevo.core.cli.processes import start_processes
 from coevo.core.cli.run_dir import prepare_run_dir
 from coevo.core.cli.schema import TrainSchema, cpu_thread_count
 from coevo.core.cli.strategy import build_strategy, require_gpu
-from coevo.core.config import ConfigError, build_component, validate
+from coevo.core.config import build_component, validate
 from coevo.core.data.rollout_datamodule import RolloutDataModule
 from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
-from coevo.core.policy.builders import ModelLoadError, load_pretrained
+from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.lora import apply_lora
 from coevo.core.reporting import plot_training, success_table
 from coevo.core.warmstart import warm_start
@@ -68,7 +72,7 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
         folder = warm_start(make_env(), builder, as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
                             settings.warmstart, expert)
         stats = json.loads((folder / "warmstart.json").read_text())
-        say(f"  model folder {folder} ({stats['parameters']:,} parameters, "
+        say(f"  model folder {escape(str(folder))} ({stats['parameters']:,} parameters, "
                       f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
         model, tokenizer = load_pretrained(folder)
     else:
@@ -78,34 +82,46 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
 
 
 def run(cfg: DictConfig) -> dict:
-    settings: TrainSchema = validate(cfg, TrainSchema, "train")
+    with stage("config"):
+        settings: TrainSchema = validate(cfg, TrainSchema, "train")
     ckpt = None
     if settings.resume:  # read-only: every process may do it before the processes exist
         run_dir, ckpt = prepare_run_dir(settings.run_dir, settings.resume, settings.overwrite)
         saved = OmegaConf.load(run_dir / "config.yaml")
         cfg = OmegaConf.merge(saved, {"trainer": {"max_steps": settings.trainer.max_steps}, "resume": settings.resume})
         settings = validate(cfg, TrainSchema, "train")
-    cfg = apply_eval_range(cfg, settings.eval.before or settings.eval.after)
-    require_gpu(settings.trainer)
+    # every check of the input before any work and before anything is written (a refused run leaves
+    # the disk as it was): components, data files (opened by the env), model folder, run folder
+    with stage("config"):
+        cfg = apply_eval_range(cfg, settings.eval.before or settings.eval.after)
+        require_gpu(settings.trainer)
+        algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
+        extra_callbacks = configured_callbacks(cfg.get("callbacks"))
+        _, engine_cfg = engine_component(cfg.get("rollout"))
+    with stage("data"):
+        env_cls, env_cfg, make_env = env_factory(cfg.env)
+    with stage("model folder"):
+        check_model(cfg.model)
+    if ckpt is None:
+        with stage("run folder"):
+            check_writable_folder(settings.run_dir, "run_dir")
     start_processes(settings.trainer)  # trainer=ddp_cpu / fsdp: the other ranks start here and run the same code
     say = console.print if dist.is_main() else _silent
     if ckpt is None:
         # rank 0 claims the folder; run_dir=runs/…-${now:…} would resolve differently in each process
-        run_dir = Path(dist.on_main(lambda: str(prepare_run_dir(settings.run_dir, None, settings.overwrite)[0])))
+        with stage("run folder"):
+            run_dir = Path(dist.on_main(lambda: str(prepare_run_dir(settings.run_dir, None, settings.overwrite)[0])))
     L.seed_everything(settings.seed, workers=True, verbose=False)
     threads = cpu_thread_count(settings.trainer.cpu_threads, settings.trainer.devices)
     if threads:
         torch.set_num_threads(threads)
-    env_cls, env_cfg, make_env = env_factory(cfg.env)
-    algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
-    extra_callbacks = configured_callbacks(cfg.get("callbacks"))  # config errors before any work
-    _, engine_cfg = engine_component(cfg.get("rollout"))
     if ckpt is None and dist.is_main():
         OmegaConf.save(cfg, run_dir / "config.yaml")
 
     # rank 0 builds (and caches) the warm start; the others then load it from the cache
-    model, tokenizer = dist.main_first(
-        lambda: build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg), say))
+    with stage("warm start" if settings.warmstart.enabled else "model load"):
+        model, tokenizer = dist.main_first(
+            lambda: build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg), say))
     context = AlgorithmContext(model, tokenizer, make_env, env_cls.task_types, settings.agent,
                                cfg.rollout.name if cfg.get("rollout") else "hf", engine_cfg, settings.seed)
 
@@ -113,21 +129,23 @@ def run(cfg: DictConfig) -> dict:
         path = run_dir / f"eval_{tag}.json"
         if path.is_file() and tag == "before":
             return json.loads(path.read_text())
-        say(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {settings.eval.split}, "
+        say(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {escape(settings.eval.split)}, "
             f"{settings.eval.describe()}")
-        summary = evaluate_all_ranks(model, tokenizer, make_env, settings.agent, settings.eval, context.engine_name,
-                                     engine_cfg, env_cls.task_types)
+        with stage(f"evaluation ({tag})"):
+            summary = evaluate_all_ranks(model, tokenizer, make_env, settings.agent, settings.eval,
+                                         context.engine_name, engine_cfg, env_cls.task_types)
         if dist.is_main():
             path.write_text(json.dumps(summary, indent=2))
         return summary
 
     before = run_eval("before") if settings.eval.before else None
-    module = algo_cls(algo_cfg, context)
-    datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
-    trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks, model=model)
-    start = time.perf_counter()
-    trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
-    trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
+    with stage("training"):
+        module = algo_cls(algo_cfg, context)
+        datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
+        trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks, model=model)
+        start = time.perf_counter()
+        trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
+        trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
     train_seconds = time.perf_counter() - start
     after = run_eval("after") if settings.eval.after else None
 
@@ -136,14 +154,15 @@ def run(cfg: DictConfig) -> dict:
     result = {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
     if not dist.is_main():
         return result
-    png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title)
+    with stage("report"):
+        png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title)
     if before is not None or after is not None:
-        console.print(success_table(before, after, title))
+        console.print(success_table(before, after, escape(title)))
     console.print(f"training: {trainer.global_step} optimizer steps in {train_seconds:.0f} s"
                   + (f" ({dist.world_size()} processes)" if dist.world_size() > 1 else ""))
-    console.print(f"TensorBoard logs: {run_dir / 'tb'}   (tensorboard --logdir {run_dir / 'tb'})")
-    console.print(f"plot: {png}")
-    console.print(f"policy (safetensors): {run_dir / 'policy'}   checkpoints: {run_dir / 'checkpoints'}")
+    console.print(f"TensorBoard logs: {run_dir / 'tb'}   (tensorboard --logdir {run_dir / 'tb'})", markup=False)
+    console.print(f"plot: {png}", markup=False)
+    console.print(f"policy (safetensors): {run_dir / 'policy'}   checkpoints: {run_dir / 'checkpoints'}", markup=False)
     return result
 
 
@@ -217,12 +236,18 @@ def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callback
     )
 
 
+def check_model(node: DictConfig | None) -> None:
+    """The model builder's own cheap check (``hf``: the folder is a loadable model), if it has one."""
+    if node is None:
+        return
+    builder_cls, model_cfg = build_component(registry.models, node, "model")
+    check = getattr(builder_cls(model_cfg), "check", None)
+    if check is not None:
+        check()
+
+
 def _main(cfg: DictConfig) -> None:
-    try:
-        run(cfg)
-    except (ConfigError, ModelLoadError, FileExistsError, registry.RegistryError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        sys.exit(2)
+    run_guarded(lambda: run(cfg), console, debug_flag(cfg))
 
 
 def main() -> None:
@@ -230,7 +255,9 @@ def main() -> None:
     # checkpoints hold the policy after step N, which is what a resume needs; the warning (with a
     # code listing) suggests saving the state before the optimizer step instead
     warnings.filterwarnings("ignore", message="Using ModelCheckpoint with manual optimization")
-    hydra.main(config_path=find_config_dir(), config_name="train", version_base="1.3")(_main)()
+    config_dir = find_config_dir()
+    precheck_overrides(config_dir, "train", sys.argv[1:], console)
+    hydra.main(config_path=config_dir, config_name="train", version_base="1.3")(_main)()
 
 
 if __name__ == "__main__":

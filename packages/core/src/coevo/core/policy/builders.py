@@ -65,6 +65,12 @@ class HFBuilder:
     def __init__(self, config: HFBuilderConfig):
         self.config = config
 
+    def check(self) -> None:
+        """Refuse a folder that is not a loadable model before any work."""
+        check_model_folder(self.config.path, self.config.gguf_file)
+        if not isinstance(getattr(torch, self.config.dtype, None), torch.dtype):
+            raise ValueError(f"model.dtype: unknown dtype '{self.config.dtype}'; use float32, bfloat16 or float16")
+
     def build(self, corpus: Corpus | None = None):
         return load_pretrained(self.config.path, dtype=self.config.dtype, gguf_file=self.config.gguf_file)
 
@@ -85,27 +91,72 @@ def _load_tokenizer(folder: Path, kwargs: dict):
     return AutoTokenizer.from_pretrained(folder, **kwargs)
 
 
-def load_pretrained(path: str | Path, dtype: str = "float32", gguf_file: str | None = None):
-    """Load model + tokenizer from ``path`` offline; a clear error if the folder is not a model."""
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                "pytorch_model.bin.index.json")
+
+
+def check_model_folder(path: str | Path, gguf_file: str | None = None, key: str = "model.path") -> Path:
+    """The folder ``path`` if it looks like a loadable model (readable config.json, weights,
+    tokenizer), else a ModelLoadError naming ``key``; cheap, so it runs before any work."""
     folder = Path(path).expanduser()
     if not folder.is_dir():
         raise ModelLoadError(
-            f"model.path: folder '{folder}' does not exist; set model.path=<a local Hugging Face model "
+            f"{key}: folder '{folder}' does not exist; set {key}=<a local Hugging Face model "
             f"folder> (config.json + weights + tokenizer files); coevo never downloads from the hub"
         )
-    if gguf_file is None and not (folder / "config.json").is_file():
+    if gguf_file is not None:
+        if not (folder / gguf_file).is_file():
+            raise ModelLoadError(f"model.gguf_file: no file '{gguf_file}' in '{folder}'; name a .gguf file inside {key}")
+        return folder
+    if not (folder / "config.json").is_file():
         raise ModelLoadError(
-            f"model.path: '{folder}' has no config.json, so it is not a Hugging Face model folder; "
-            f"point model.path at the folder that holds config.json and the weights"
+            f"{key}: '{folder}' has no config.json, so it is not a Hugging Face model folder; "
+            f"point {key} at the folder that holds config.json and the weights"
         )
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"{key}: '{folder / 'config.json'}' is not a readable JSON model config ({exc}); "
+                             f"point {key} at an intact model folder") from None
+    if not isinstance(config, dict) or "model_type" not in config:
+        raise ModelLoadError(f"{key}: '{folder / 'config.json'}' has no 'model_type', so it is not a Hugging Face "
+                             f"model config; point {key} at an intact model folder")
+    if not any((folder / name).is_file() for name in WEIGHT_FILES):
+        raise ModelLoadError(f"{key}: '{folder}' holds no weights (none of {list(WEIGHT_FILES)}); point {key} "
+                             f"at a complete model folder (save_pretrained writes them)")
+    single = folder / "model.safetensors"
+    if single.is_file():
+        try:  # reads the header only (a few KB), not the weights
+            from safetensors import safe_open
+
+            with safe_open(str(single), framework="pt") as weights:
+                weights.keys()
+        except Exception as exc:  # noqa: BLE001 - safetensors raises its own (non-OSError) types
+            raise ModelLoadError(f"{key}: '{single}' is not a readable safetensors file ({' '.join(str(exc).split())}); "
+                                 f"point {key} at an intact model folder") from None
+    if not any((folder / name).is_file() for name in ("tokenizer.json", "tokenizer_config.json", "tokenizer.model")):
+        raise ModelLoadError(f"{key}: '{folder}' holds no tokenizer (tokenizer.json / tokenizer_config.json); "
+                             f"save the tokenizer into the model folder")
+    return folder
+
+
+def load_pretrained(path: str | Path, dtype: str = "float32", gguf_file: str | None = None,
+                    key: str = "model.path"):
+    """Load model + tokenizer from ``path`` offline; a clear error if the folder is not a model."""
+    folder = check_model_folder(path, gguf_file, key)
     torch_dtype = getattr(torch, dtype, None)
     if not isinstance(torch_dtype, torch.dtype):
         raise ValueError(f"model.dtype: unknown dtype '{dtype}'; use float32, bfloat16 or float16")
     kwargs = {"local_files_only": True}
     if gguf_file:
         kwargs["gguf_file"] = gguf_file
-    tokenizer = _load_tokenizer(folder, kwargs)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype, **kwargs)
+    try:
+        tokenizer = _load_tokenizer(folder, kwargs)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype, **kwargs)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, json.JSONDecodeError) as exc:
+        detail = " ".join(str(exc).split())[:300]
+        raise ModelLoadError(f"{key}: '{folder}' could not be loaded as a model ({type(exc).__name__}: {detail}); "
+                             f"point {key} at an intact Hugging Face model folder") from exc
     if tokenizer.chat_template is None:
         tokenizer.chat_template = CHATML_TEMPLATE
     if tokenizer.pad_token_id is None:

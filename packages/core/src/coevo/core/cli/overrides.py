@@ -1,0 +1,100 @@
+"""Check the command-line overrides before Hydra sees them, so a misspelt key, a missing preset or
+an unparsable override gets one line naming the key and the valid choices.
+
+Hydra's own message for ``algo.grup_size=4`` suggests appending the key (``+algo.grup_size=4``),
+which only moves the failure; here it reads ``unknown key algo.grup_size; valid keys of algo:
+['group_size', ...]`` (closest match first). The check composes the config once with the
+overrides (a fraction of a second); command lines with Hydra flags (``--help``, ``-m``) are left
+to Hydra.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from collections.abc import Sequence
+
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig, OmegaConf
+from rich.console import Console
+
+from coevo.core.cli.errors import EXIT_REFUSED, print_error
+
+_COULD_NOT_OVERRIDE = re.compile(r"Could not override '([^']+)'")
+_COULD_NOT_FIND = re.compile(r"Could not find '([^']+)'")
+
+
+def closest_first(name: str, choices: Sequence[str]) -> list[str]:
+    """``choices`` with the close matches of ``name`` first (best first), then the rest in order."""
+    close = difflib.get_close_matches(name, list(choices), n=len(choices), cutoff=0.6)
+    return close + [c for c in choices if c not in close]
+
+
+def _compose(config_dir: str, config_name: str, overrides: list[str]) -> DictConfig:
+    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
+        return compose(config_name, overrides=overrides)
+
+
+def unknown_key_message(cfg: DictConfig, key: str) -> str:
+    """``unknown key a.b.c; valid keys of a.b: [...]`` for the nearest existing parent node."""
+    parts = key.split(".")
+    for depth in range(len(parts) - 1, -1, -1):
+        parent = ".".join(parts[:depth])
+        node = OmegaConf.select(cfg, parent) if parent else cfg
+        if isinstance(node, DictConfig):
+            keys = [str(k) for k in node.keys() if not str(k).startswith("hydra")]
+            where = f"valid keys of {parent}" if parent else "valid top-level keys"
+            return f"unknown key {key}; {where}: {closest_first(parts[depth], keys)}"
+    return f"unknown key {key}"
+
+
+def unparsable(overrides: list[str]) -> str | None:
+    """The first override Hydra's grammar rejects."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    for override in overrides:
+        try:
+            parser.parse_override(override)
+        except Exception:  # noqa: BLE001 - any parse failure
+            return override
+    return None
+
+
+def explain(exc: Exception, config_dir: str, config_name: str, overrides: list[str]) -> str:
+    """One line for a Hydra composition error of ``overrides``."""
+    text = str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    cause = str(exc.__cause__ or "")
+    bad = _COULD_NOT_OVERRIDE.search(text)
+    if bad and ("not in struct" in cause or "not in struct" in text or "+" + bad.group(1) in text):
+        key = bad.group(1)
+        rest = [o for o in overrides if o.split("=", 1)[0] != key]
+        try:
+            return unknown_key_message(_compose(config_dir, config_name, rest), key)
+        except Exception:  # noqa: BLE001 - another override is broken too: name this one anyway
+            return f"unknown key {key}"
+    missing = _COULD_NOT_FIND.search(text)
+    options = getattr(exc, "options", None)
+    if missing and "/" in missing.group(1):
+        group, _, value = missing.group(1).rpartition("/")
+        choices = closest_first(value, list(options)) if options else []
+        return (f"{group}={value}: no such preset in configs/{group}/"
+                + (f"; choose one of {choices}" if choices else ""))
+    if type(exc).__name__ == "OverrideParseException":
+        return (f"cannot parse the override {unparsable(overrides) or ' '.join(overrides)!r} ({lines[0]}); "
+                f"write key=value, quoting a value that holds spaces, brackets or '=' as key='value'")
+    return " ".join(lines) or type(exc).__name__
+
+
+def precheck_overrides(config_dir: str, config_name: str, argv: Sequence[str], console: Console) -> None:
+    """Compose ``config_name`` with ``argv``; a failure is printed as one line and exits 2."""
+    overrides = list(argv)
+    if any(arg.startswith("-") for arg in overrides):
+        return  # Hydra flags (--help, --cfg job, -m): Hydra's own handling
+    try:
+        _compose(config_dir, config_name, overrides)
+    except Exception as exc:  # noqa: BLE001 - every composition error becomes one line
+        print_error(console, f"error (command line): {explain(exc, config_dir, config_name, overrides)}")
+        sys.exit(EXIT_REFUSED)
