@@ -212,6 +212,7 @@ def test_summarize_hand_built_episodes():
         "turns": (2 + 4 + 0) / 3,  # 2.0
         "invalid_rate": 2 / 6,  # invalid turns / all turns
         "context_overflow": 1 / 3,
+        "invalid/env_errors": 0.0,  # no environment raised
         "success/far": 0.0,
         "success/near": 0.5,
     })

@@ -163,6 +163,7 @@ class EpisodeStats:
     num_turns: int
     num_invalid: int
     context_overflow: bool
+    env_errors: int = 0
 
 
 def gather_episode_stats(episodes: Iterable) -> list:
@@ -170,7 +171,7 @@ def gather_episode_stats(episodes: Iterable) -> list:
     if not active():
         return list(episodes)
     mine = [EpisodeStats(ep.task, bool(ep.won), float(ep.reward), ep.num_turns, int(ep.num_invalid),
-                         bool(ep.context_overflow)) for ep in episodes]
+                         bool(ep.context_overflow), int(getattr(ep, "env_errors", 0))) for ep in episodes]
     return [ep for share in gather_objects(mine) for ep in share]
 
 

@@ -3,8 +3,8 @@
 ``RecursiveEnv`` implements the protocol's bookkeeping once: step counting, ``max_steps``,
 ``done``/``won``, stepping after the end, and the checks around ``fork``/``join``:
 
-- ``fork(goal)`` collapses the goal's whitespace and refuses an empty goal, or any goal once
-  the episode is over, with ``ForkError``; the environment's ``_fork`` parses and validates the
+- ``fork(goal)`` collapses the goal's whitespace and refuses an empty goal, a goal longer than
+  ``MAX_GOAL_CHARS``, or any goal once the episode is over, with ``ForkError``; the environment's ``_fork`` parses and validates the
   rest and builds the child (a fresh instance of the same class, in its sub-task's initial
   state). A child can fork again.
 - ``join(child)`` accepts only a child forked from this environment, once (``ValueError``
@@ -28,6 +28,31 @@ from typing import Any, ClassVar
 
 from coevo.core.env.protocol import Environment, ForkError, StepResult, Task
 from coevo.envs.procedural import ProceduralEnv
+
+#: longer goals are refused before any parsing (no grammar's goal comes close; a bound on the work
+#: and on the refusal message one reply can cause)
+MAX_GOAL_CHARS = 500
+#: numbers in commands and goals (chunks, cells, counts, answers) have at most this many digits
+MAX_DIGITS = 9
+
+
+def small_int(text: str) -> int | None:
+    """``text`` as an int when it is 1 to ``MAX_DIGITS`` ASCII digits, else ``None``.
+
+    Model text must reach neither ``int("²")`` (``str.isdigit`` admits it, ``int`` raises) nor
+    ``int`` of more than 4,300 digits (``ValueError``).
+    """
+    if 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
+def goal_int(text: str, what: str) -> int:
+    """``small_int`` for a number in a goal; ``ForkError`` naming ``what`` when it is not one."""
+    value = small_int(text)
+    if value is None:
+        raise ForkError(f"{what} must be a number of at most {MAX_DIGITS} digits, not {text[:20]!r}")
+    return value
 
 
 @dataclass
@@ -151,6 +176,8 @@ class RecursiveEnv(ProceduralEnv):
         text = " ".join(goal.split()) if isinstance(goal, str) else ""
         if not text:
             raise ForkError(f"empty goal; expected {self.goal_grammar}")
+        if len(text) > MAX_GOAL_CHARS:
+            raise ForkError(f"goal longer than {MAX_GOAL_CHARS} characters; expected {self.goal_grammar}")
         if self._done:
             raise ForkError("this episode is over; there is nothing left to delegate")
         child, observation = self._fork(text)

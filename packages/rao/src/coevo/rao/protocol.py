@@ -5,7 +5,7 @@ A reply is a *delegation* when it contains a ``<delegate>`` or ``</delegate>`` t
 and nothing else. Any other reply is an action in the environment's own grammar (the
 environment parses it). A reply that mentions the tags but does not follow the grammar — an
 unclosed tag, text before or after the tags, a tag inside a goal, an action mixed with
-delegations — is *malformed*: the agent gets a refusal message that states the grammar, and it
+delegations, text between two tags — is *malformed*: the agent gets a refusal message that states the grammar, and it
 is counted; parsing never raises. Empty goals parse (as ``""``) and are refused one by one at
 launch, so the other goals of the same reply still run.
 
@@ -20,10 +20,8 @@ import re
 from dataclasses import dataclass
 
 OPEN, CLOSE = "<delegate>", "</delegate>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 GRAMMAR = "<delegate>sub-goal</delegate> (repeat the tag to launch several sub-agents at once)"
-
-_REPLY = re.compile(r"^\s*(?:<think>.*?</think>\s*)?(?P<tags>(?:<delegate>.*?</delegate>\s*)+)$", re.DOTALL)
-_TAG = re.compile(r"<delegate>(?P<goal>.*?)</delegate>", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -38,18 +36,58 @@ class Malformed:
 
 def parse_reply(text: str) -> Delegation | Malformed | None:
     """A ``Delegation``, a ``Malformed`` delegation, or ``None`` when the reply is no delegation
-    (then it is an action for the environment's ``parse_action``)."""
-    if OPEN not in text and CLOSE not in text:
+    (then it is an action for the environment's ``parse_action``).
+
+    One left-to-right scan with ``str.find``: linear in the length of the reply, however many
+    tags it holds (a backtracking regex over repeated tags was exponential in their number).
+    """
+    if not isinstance(text, str) or (OPEN not in text and CLOSE not in text):
         return None
-    match = _REPLY.match(text)
-    if match is None:
+    position = _tags_start(text)
+    goals: list[str] = []
+    while position is not None and position < len(text):
+        if not text.startswith(OPEN, position):
+            position = None
+            break
+        close = text.find(CLOSE, position + len(OPEN))
+        if close < 0:
+            position = None
+            break
+        goals.append(text[position + len(OPEN) : close])
+        position = _skip_space(text, close + len(CLOSE))
+    if position is None or not goals:
         if text.count(OPEN) != text.count(CLOSE):
             return Malformed("unbalanced <delegate> tags")
         return Malformed("nothing but <delegate> tags may follow the optional <think>")
-    goals = tuple(" ".join(m.group("goal").split()) for m in _TAG.finditer(match.group("tags")))
     if any("<" in g or ">" in g for g in goals):
         return Malformed("a goal may not contain tags")
-    return Delegation(goals)
+    return Delegation(tuple(" ".join(g.split()) for g in goals))
+
+
+def _skip_space(text: str, position: int) -> int:
+    """The first index at or after ``position`` that is not whitespace (``len(text)`` if none)."""
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _tags_start(text: str) -> int | None:
+    """Where the first ``<delegate>`` of the tag section starts, after leading whitespace and an
+    optional think block; ``None`` when something else stands there.
+
+    The think block ends at the first ``</think>`` that is followed (after whitespace) by a
+    ``<delegate>``, so a think may mention the tags. Each ``</think>`` is looked at once.
+    """
+    start = _skip_space(text, 0)
+    if not text.startswith(THINK_OPEN, start):
+        return start if text.startswith(OPEN, start) else None
+    end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
+    while end >= 0:
+        after = _skip_space(text, end + len(THINK_CLOSE))
+        if text.startswith(OPEN, after):
+            return after
+        end = text.find(THINK_CLOSE, end + len(THINK_CLOSE))
+    return None
 
 
 _REFERENCE = re.compile(r"^#(\d+)$")
@@ -60,6 +98,8 @@ def resolve(goal: str, shown: list[str]) -> str | None:
     match = _REFERENCE.match(goal)
     if match is None:
         return goal
+    if len(match.group(1)) > 6:  # no prompt shows a million sub-goals (and int() of 5,000 digits raises)
+        return None
     k = int(match.group(1))
     return shown[k - 1] if 1 <= k <= len(shown) else None
 

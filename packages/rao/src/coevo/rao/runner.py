@@ -11,6 +11,10 @@ else the child's last observation), how it ended and the steps its subtree used,
 refusals of that launch, with its budget line in the next prompt. Children of one parent thus
 act in the same rounds (batched) or one after another (sequential). Nothing here can loop
 forever: every turn costs a step of a finite budget and launches are capped in depth and size.
+Nothing an agent writes can end the run either: an exception from the environment's
+``parse_action``, ``step``, ``fork`` or ``join`` (a bug; ``ForkError`` is the intended refusal)
+is an invalid action or a refused goal, counted in the agent's ``Episode.env_errors``
+(``invalid/env_errors``) and logged once per kind (``coevo.core.env.guard``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import time
 
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.agent.types import Episode, Turn
+from coevo.core.env.guard import guarded_parse, guarded_step, report
 from coevo.core.env.protocol import Environment, ForkError, Task
 from coevo.rao import messages as text
 from coevo.rao.budget import admit, charge, steps_left
@@ -138,11 +143,13 @@ class TreeRunner:
             self._act(node, turn)
 
     def _act(self, node: Node, turn: Turn) -> None:
-        action = node.env.parse_action(turn.response_text)
+        action, failed = guarded_parse(node.env, turn.response_text)
+        node.episode.env_errors += int(failed)
         if action is None:
             self._observe(node, turn, node.env.invalid_observation, invalid=True)
             return
-        result = node.env.step(action)
+        result, failed = guarded_step(node.env, action)
+        node.episode.env_errors += int(failed)
         node.env_steps += 1
         turn.action, turn.reward = action, result.reward
         node.episode.won = node.episode.won or result.won
@@ -175,6 +182,11 @@ class TreeRunner:
             except ForkError as exc:
                 tree.refusals["fork"] += 1
                 notes.append(text.refusal(goal, "fork", str(exc)))
+                continue
+            except Exception as exc:  # noqa: BLE001 (an environment bug refuses this goal, not the run)
+                node.episode.env_errors += 1
+                tree.refusals["fork"] += 1
+                notes.append(text.refusal(goal, "fork", report(node.env, "fork", exc)))
                 continue
             children.append(self._add_child(tree, node, goal, child_env, observation))
         if not children:
@@ -211,7 +223,11 @@ class TreeRunner:
                 continue
             lines = []
             for number, child in enumerate(children, 1):
-                result = node.env.join(child.env) or child.last_observation
+                try:
+                    result = node.env.join(child.env) or child.last_observation
+                except Exception as exc:  # noqa: BLE001 (an environment bug loses this child's effects only)
+                    node.episode.env_errors += 1
+                    result = f"{child.last_observation} ({report(node.env, 'join', exc)})"
                 lines.append(text.child_report(number, child.goal, child.end, result, tree.subtree_turns(child),
                                                steps_left(tree, child, self.settings)))
             self._observe(node, node.episode.turns[-1], "\n".join(lines + node.notes), invalid=False)

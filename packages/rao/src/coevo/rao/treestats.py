@@ -6,7 +6,8 @@ whose root launched at least one child), ``tree/children_per_parent`` (mean chil
 agents that launched, per tree), ``delegation/success`` (share of children whose sub-task
 succeeded, over all children of the batch), ``delegation/unfinished`` (share of children that ran
 out of steps or context), ``refused/<reason>`` and ``refused/all`` (refused launches per tree),
-``malformed`` (delegation-grammar errors per tree), ``env_steps`` and ``agent_turns`` per tree,
+``malformed`` (delegation-grammar errors per tree), ``invalid/env_errors`` (exceptions the
+environments raised on the tree's agents' output, per tree), ``env_steps`` and ``agent_turns`` per tree,
 ``context_overflow`` (share of trees with an agent whose prompt no longer fit),
 ``seconds_per_tree`` (batch wall-clock / trees) and ``tree_latency`` (mean seconds until a tree
 was done).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from coevo.core.env.guard import ENV_ERRORS_METRIC
 from coevo.rao.credit import node_success
 from coevo.rao.messages import REFUSALS
 from coevo.rao.tree import Tree
@@ -44,6 +46,7 @@ def tree_stats(trees: list[Tree], wall_seconds: float | None = None) -> dict[str
                                   / len(children)) if children else 0.0,
         "refused/all": sum(refusals.values()) / n,
         "malformed": sum(t.malformed for t in trees) / n,
+        ENV_ERRORS_METRIC: sum(node.episode.env_errors for t in trees for node in t.nodes) / n,
         "env_steps": sum(t.env_steps for t in trees) / n,
         "agent_turns": sum(t.turns for t in trees) / n,
         "context_overflow": sum(any(node.episode.context_overflow for node in t.nodes) for t in trees) / n,

@@ -6,7 +6,9 @@ candidate reply and samples one from the softmax over their log-likelihoods (``m
 by default the per-token mean, so that short commands such as "look" are not favoured).
 The chosen candidate's tokens and per-token log-probs are recorded exactly like generated ones,
 so both modes train the same way. Malformed replies cost ``invalid_penalty`` and are answered
-with the environment's invalid-action observation; they never raise.
+with the environment's invalid-action observation; they never raise. An exception from the
+environment's ``parse_action`` or ``step`` is one invalid action too, counted in
+``Episode.env_errors`` (``invalid/env_errors``, see ``coevo.core.env.guard``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import torch
 
 from coevo.core.agent.prompt import PromptSettings, build_messages, opening, with_context
 from coevo.core.agent.types import Episode, Turn
+from coevo.core.env.guard import ENV_ERRORS_METRIC, guarded_parse, guarded_step
 from coevo.core.env.protocol import Environment, Task
 from coevo.core.policy.candidates import CHOICE_SCORES, candidate_scores
 from coevo.core.policy.conversation import render_prompt
@@ -185,11 +188,11 @@ class AgentLoop:
         text_ids = [t for t in response_ids if t != self.eos_id]
         text = self.tokenizer.decode(text_ids, skip_special_tokens=False)
         finished = bool(response_ids) and response_ids[-1] == self.eos_id
-        action = item.env.parse_action(text) if finished else None
+        action, failed = guarded_parse(item.env, text) if finished else (None, False)
         if action is None:
             observation, reward, done, won, invalid = item.env.invalid_observation, 0.0, False, False, True
         else:
-            result = item.env.step(action)
+            result, failed = guarded_step(item.env, action)
             observation, reward, done, won, invalid = (
                 result.observation, result.reward, result.done, result.won, result.invalid,
             )
@@ -199,6 +202,7 @@ class AgentLoop:
             turn.candidates, turn.choice, turn.choice_logprob = choice.candidates, choice.index, choice.logprob
         ep.turns.append(turn)
         ep.num_invalid += int(invalid)
+        ep.env_errors += int(failed)
         ep.won = ep.won or won
         item.history.append((text, observation))
         max_turns = self.settings.max_turns or item.env.max_steps
@@ -218,6 +222,7 @@ def summarize(episodes: list[Episode], task_types: tuple[str, ...] = ()) -> dict
         "turns": turns / n,
         "invalid_rate": sum(ep.num_invalid for ep in episodes) / max(turns, 1),
         "context_overflow": sum(ep.context_overflow for ep in episodes) / n,
+        ENV_ERRORS_METRIC: sum(getattr(ep, "env_errors", 0) for ep in episodes) / n,
     }
     present = {ep.task.task_type for ep in episodes}
     ordered = [t for t in task_types if t in present] + sorted(present - set(task_types))

@@ -3,21 +3,49 @@
 Anything else (missing or repeated tags, text after the action, an empty command) is malformed:
 ``parse_action`` returns ``None`` and the loop answers with the environment's invalid-action
 observation and the configured penalty; it never raises.
+
+The parse is a left-to-right scan with ``str.find``, linear in the reply's length (model text
+is hostile input: the former backtracking regex was quadratic in the number of ``</think>``
+tags). It accepts exactly what ``^\\s*(?:<think>.*?</think>\\s*)?<action>(.*?)</action>\\s*$``
+(DOTALL) accepts; ``tests/agent/test_parsing_fuzz.py`` checks that against the regex.
 """
 
 from __future__ import annotations
 
-import re
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+_OPEN, _CLOSE = "<action>", "</action>"
 
-_TURN = re.compile(r"^\s*(?:<think>(?P<think>.*?)</think>\s*)?<action>(?P<action>.*?)</action>\s*$", re.DOTALL)
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
 
 
 def parse_action(text: str) -> str | None:
     """The command inside the single ``<action>`` tag, whitespace-normalised; ``None`` if malformed."""
-    match = _TURN.match(text)
-    if match is None:
+    if not isinstance(text, str):
         return None
-    action = " ".join(match.group("action").split())
+    trimmed = len(text.rstrip())
+    if not text.endswith(_CLOSE, 0, trimmed):
+        return None
+    close = trimmed - len(_CLOSE)  # the action ends at the last </action>: only whitespace may follow
+    start = _skip_space(text, 0)
+    opening = None
+    if text.startswith(_THINK_OPEN, start):
+        # the think block ends at the first </think> followed (after whitespace) by an <action>
+        end = text.find(_THINK_CLOSE, start + len(_THINK_OPEN))
+        while end >= 0:
+            after = _skip_space(text, end + len(_THINK_CLOSE))
+            if text.startswith(_OPEN, after) and after + len(_OPEN) <= close:
+                opening = after
+                break
+            end = text.find(_THINK_CLOSE, end + len(_THINK_CLOSE))
+    elif text.startswith(_OPEN, start) and start + len(_OPEN) <= close:
+        opening = start
+    if opening is None:
+        return None
+    action = " ".join(text[opening + len(_OPEN) : close].split())
     if not action or "<" in action or ">" in action:
         return None
     return action

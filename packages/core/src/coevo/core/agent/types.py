@@ -34,6 +34,7 @@ class Episode:
     num_invalid: int = 0
     context_overflow: bool = False  # ended because even the shortest prompt exceeded the limit
     reward: float = 0.0  # the return used for advantages: env rewards minus invalid penalties
+    env_errors: int = 0  # invalid turns where the environment raised (a bug: counted, never a crash)
 
     @property
     def num_turns(self) -> int:

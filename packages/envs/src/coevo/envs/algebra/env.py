@@ -28,7 +28,7 @@ from coevo.envs.algebra.expression import Expr, Num, Op, depth, evaluate, render
 from coevo.envs.algebra.generation import generate_expression
 from coevo.envs.algebra.goals import GRAMMAR, check_subgoal, parse_goal
 from coevo.envs.procedural import OOD_SPLIT, ood_knob
-from coevo.envs.recursive import Outcome, RecursiveEnv
+from coevo.envs.recursive import Outcome, RecursiveEnv, small_int
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,11 @@ class AlgebraEnv(RecursiveEnv):
         verb, _, rest = command.lower().partition(" ")
         if verb != "answer":
             return self.invalid(f"unknown command {command!r}")
-        if not rest.isdigit() or int(rest) >= self.config.modulus:
+        given = small_int(rest)
+        if given is None or given >= self.config.modulus:
             return self.invalid(f"the answer must be a number from 0 to {self.config.modulus - 1}")
-        self._s = _State(self._s.expression, self._s.current, int(rest))
-        won = int(rest) == self.value
+        self._s = _State(self._s.expression, self._s.current, given)
+        won = given == self.value
         return Outcome("Correct." if won else "Wrong answer.", won=won, finished=True)
 
     def admissible_actions(self) -> list[str]:

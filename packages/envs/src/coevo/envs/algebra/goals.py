@@ -18,6 +18,7 @@ import re
 from coevo.core.env.protocol import ForkError
 from coevo.envs.algebra.expression import Expr, Num, render, subexpressions
 from coevo.envs.algebra.parser import ExpressionSyntaxError, parse_expression
+from coevo.envs.recursive import goal_int
 
 GRAMMAR = "'evaluate <expression>', a part of your expression, e.g. 'evaluate (3 + 4) * 2'"
 
@@ -27,7 +28,7 @@ _GOAL = re.compile(r"^(?:evaluate\s*:?\s*)?(?P<expression>.*?)(?:\s*(?:modulo|mo
 def parse_goal(text: str, modulus: int) -> Expr:
     """The expression a goal names; ``ForkError`` when the text is not in the grammar."""
     match = _GOAL.match(" ".join(text.lower().split()))
-    if match.group("modulus") is not None and int(match.group("modulus")) != modulus:
+    if match.group("modulus") is not None and goal_int(match.group("modulus"), "the modulus") != modulus:
         raise ForkError(f"this task works modulo {modulus}, not modulo {match.group('modulus')}")
     try:
         return parse_expression(match.group("expression"))

@@ -2,6 +2,11 @@
 
 Usual precedence (``*`` before ``+``/``-``), left to right within a level, non-negative integer
 literals, parentheses; no unary minus. ``ExpressionSyntaxError`` says what is wrong and where.
+
+Model text is hostile input, so the work is bounded: at most ``MAX_TOKENS`` tokens (a tree of
+that many tokens is at most ``MAX_TOKENS // 2`` deep, so the recursive helpers of
+``expression`` stay far from Python's recursion limit), numbers of at most ``MAX_DIGITS``
+ASCII digits, parentheses nested at most ``MAX_NESTING`` deep.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ import re
 from coevo.envs.algebra.expression import Expr, Num, Op
 
 MAX_NESTING = 64  # deeper parentheses are refused (no expression of a task comes close)
-_TOKEN = re.compile(r"\s*(\d+|[-+*()])")
+MAX_TOKENS = 256  # longer expressions are refused (a task's has at most a few dozen tokens)
+MAX_DIGITS = 9
+_TOKEN = re.compile(r"\s*([0-9]+|[-+*()])")
 
 
 class ExpressionSyntaxError(ValueError):
@@ -34,7 +41,12 @@ def _tokenize(text: str) -> list[str]:
         match = _TOKEN.match(text, position)
         if match is None:
             raise ExpressionSyntaxError(f"unexpected character {text[position:].lstrip()[:1]!r}")
-        tokens.append(match.group(1))
+        token = match.group(1)
+        if len(token) > MAX_DIGITS:
+            raise ExpressionSyntaxError(f"a number longer than {MAX_DIGITS} digits")
+        tokens.append(token)
+        if len(tokens) > MAX_TOKENS:
+            raise ExpressionSyntaxError(f"more than {MAX_TOKENS} numbers, operators and parentheses")
         position = match.end()
     if not tokens:
         raise ExpressionSyntaxError("no expression")

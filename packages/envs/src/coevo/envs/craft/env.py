@@ -34,7 +34,7 @@ from coevo.envs.craft.goals import GRAMMAR, check_subgoal, parse_goal
 from coevo.envs.craft.planner import delegations, next_action, plan_length
 from coevo.envs.craft.recipes import RecipeBook, generate_book
 from coevo.envs.procedural import OOD_SPLIT, ood_knob
-from coevo.envs.recursive import Outcome, RecursiveEnv
+from coevo.envs.recursive import Outcome, RecursiveEnv, small_int
 
 
 @registry.envs.register("craft")
@@ -95,9 +95,10 @@ class CraftEnv(RecursiveEnv):
             if not book.is_base(item):
                 why = "crafted; craft it" if item in book.levels else "not an item of your recipes"
                 return self.invalid(f"{item!r} is not a base item ({why})")
-            if not count.isdigit() or not 1 <= int(count) <= self.config.max_get:
+            number = small_int(count)
+            if number is None or not 1 <= number <= self.config.max_get:
                 return self.invalid(f"get takes a count from 1 to {self.config.max_get}")
-            self._inventory[item] += int(count)
+            self._inventory[item] += number
             return self._outcome(f"Got {count} {item}.")
         if verb == "craft":
             recipe = book.by_item.get(rest)

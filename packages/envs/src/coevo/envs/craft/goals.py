@@ -17,6 +17,7 @@ from collections import Counter
 from coevo.core.env.protocol import ForkError
 from coevo.envs.craft.planner import shortfall
 from coevo.envs.craft.recipes import RecipeBook
+from coevo.envs.recursive import goal_int
 
 GRAMMAR = "'craft <n> <item>' for a crafted ingredient of your goal, e.g. 'craft 2 copper gear'"
 
@@ -28,7 +29,7 @@ def parse_goal(text: str, book: RecipeBook) -> tuple[int, str]:
     match = _GOAL.match(" ".join(text.lower().split()))
     if match is None:
         raise ForkError(f"malformed goal {text!r}; expected {GRAMMAR}")
-    count = int(match.group("count")) if match.group("count") is not None else 1
+    count = goal_int(match.group("count"), "the count") if match.group("count") is not None else 1
     item = match.group("item").strip()
     if item not in book.levels and item.endswith("s") and item[:-1] in book.levels:
         item = item[:-1]

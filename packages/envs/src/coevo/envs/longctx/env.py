@@ -46,7 +46,7 @@ from coevo.envs.longctx.questions import ROOT_KINDS, Question
 from coevo.envs.longctx.records import Document
 from coevo.envs.longctx.tasks import generate_task
 from coevo.envs.procedural import OOD_SPLIT, ood_knob
-from coevo.envs.recursive import Outcome, RecursiveEnv
+from coevo.envs.recursive import Outcome, RecursiveEnv, small_int
 
 EXAMPLE_RECORD = "record 17: city=oslo, colour=red, amount=42"
 
@@ -136,10 +136,11 @@ class LongCtxEnv(RecursiveEnv):
         question = self.question
         verb, _, rest = command.lower().partition(" ")
         if verb == "read":
-            if not rest.isdigit() or not question.first <= int(rest) <= question.last:
+            chunk = small_int(rest)
+            if chunk is None or not question.first <= chunk <= question.last:
                 return self.invalid(f"'read' takes a chunk number in {question.first}-{question.last}")
-            self._s = _State(self._s.read | {int(rest)}, self._s.reports, self._s.answer)
-            return Outcome(self.document.chunk_text(int(rest)))
+            self._s = _State(self._s.read | {chunk}, self._s.reports, self._s.answer)
+            return Outcome(self.document.chunk_text(chunk))
         if verb == "answer":
             given = question.parse_answer(rest)
             if given is None:

@@ -23,6 +23,7 @@ import re
 from coevo.core.env.protocol import ForkError
 from coevo.envs.longctx.questions import Question
 from coevo.envs.longctx.records import FIELDS
+from coevo.envs.recursive import goal_int
 
 GRAMMAR = "'<question> in chunks <first>-<last>', e.g. 'count records with colour=red in chunks 4-7'"
 
@@ -44,8 +45,8 @@ def parse_goal(text: str) -> Question:
     ranged = _RANGE.match(text)
     if ranged is None:
         raise ForkError(f"no chunk range in {text!r}; expected {GRAMMAR}")
-    first = int(ranged.group("first"))
-    last = int(ranged.group("last")) if ranged.group("last") is not None else first
+    first = goal_int(ranged.group("first"), "a chunk")
+    last = goal_int(ranged.group("last"), "a chunk") if ranged.group("last") is not None else first
     if first > last:
         raise ForkError(f"empty chunk range {first}-{last}: the first chunk comes after the last")
     phrase = ranged.group("question")

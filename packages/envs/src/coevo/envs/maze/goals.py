@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from coevo.core.env.protocol import ForkError
+from coevo.envs.recursive import goal_int
 from coevo.envs.maze.grid import Cell, Maze
 from coevo.envs.maze.render import cell_text
 
@@ -26,7 +27,7 @@ def parse_goal(text: str) -> Cell:
     match = _GOAL.match(" ".join(text.lower().split()))
     if match is None:
         raise ForkError(f"malformed goal {text!r}; expected {GRAMMAR}")
-    return int(match.group(1)), int(match.group(2))
+    return goal_int(match.group(1), "the row"), goal_int(match.group(2), "the column")
 
 
 def check_subgoal(maze: Maze, here: Cell, goal: Cell, waypoint: Cell) -> None:

@@ -7,15 +7,17 @@ environment's part). Anything else is malformed: ``parse_reply`` returns ``None`
 
 The canonical action strings are ``search: <query>`` and ``answer: <text>`` (whitespace
 collapsed); ``format_reply`` turns them back into a reply.
+
+Parsing counts the tags first and then cuts the reply at them with ``str.find``: linear in the
+reply's length (model text is hostile input; the former regex was quadratic in the number of
+``<search>`` tags). ``tests/search/test_search_actions_fuzz.py`` checks that it accepts what
+the former regex accepted.
 """
 
 from __future__ import annotations
 
-import re
-
 SEARCH, ANSWER = "search", "answer"
 KINDS = (SEARCH, ANSWER)
-_REPLY = re.compile(r"^(?P<prefix>.*?)<(?P<tag>search|answer)>(?P<body>.*?)</(?P=tag)>\s*$", re.DOTALL)
 _TAGS = ("<search>", "</search>", "<answer>", "</answer>")
 
 
@@ -32,14 +34,20 @@ def parse_reply(text: str) -> str | None:
     """``"search: q"`` / ``"answer: a"`` from a well-formed reply; ``None`` when malformed."""
     if not isinstance(text, str):
         return None
-    match = _REPLY.match(text)
-    if match is None:
-        return None
-    tag, prefix, body = match.group("tag"), match.group("prefix"), match.group("body")
-    if not _tag_counts_ok(text, tag):
-        return None
-    if "<think>" in prefix and not re.fullmatch(r"[^<>]*<think>.*</think>\s*", prefix, re.DOTALL):
-        return None  # the think block must close right before the action tag
+    tag = next((kind for kind in KINDS if f"<{kind}>" in text), None)
+    if tag is None or not _tag_counts_ok(text, tag):
+        return None  # from here on: exactly one <tag> and one </tag>, at most one think pair
+    start, end = text.find(f"<{tag}>"), text.find(f"</{tag}>")
+    if end < start + len(tag) + 2 or text[end + len(tag) + 3 :].strip():
+        return None  # the closing tag must follow the opening one, with only whitespace after it
+    prefix, body = text[:start], text[start + len(tag) + 2 : end]
+    if "<think>" in prefix:  # free text without tags, then the think block right before the action
+        think = prefix.find("<think>")
+        think_end = prefix.rfind("</think>")
+        if "<" in prefix[:think] or ">" in prefix[:think] or think_end < think + len("<think>"):
+            return None
+        if prefix[think_end + len("</think>") :].strip():
+            return None
     content = " ".join(body.split())
     if not content or "<" in content or ">" in content:
         return None
