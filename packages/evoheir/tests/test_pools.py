@@ -57,3 +57,13 @@ def test_finite_train_split_is_refused():
     with pytest.raises(PoolOverlapError, match="finite train split"):
         require_unbounded_train(Finite(), "x")
     require_unbounded_train(BoxesEnv(), "x")
+
+
+def test_ledger_state_carries_cursors_and_used_items():
+    ledger = _ledger()
+    ledger.draw("confirmation", 4)
+    state = ledger.state_dict()
+    resumed = _ledger()
+    resumed.load_state_dict(state)
+    assert [t.index for t in resumed.draw("confirmation", 2)] == [2004, 2005]  # not 2000 again
+    assert resumed.used[("train", 2000)] == "confirmation"

@@ -40,3 +40,12 @@ def test_too_small_pool_is_refused_with_the_size_that_works():
     assert math.isfinite(certified_threshold(1.0, 0.1, 100, 24))
     with pytest.raises(ValueError, match="unknown"):
         threshold("lenient", 1, 8)
+
+
+def test_spent_delta_after_t_decisions():
+    from coevo.evoheir.threshold import spent_delta
+
+    # δ(1/2 + 1/6 + 1/12) = δ·3/4: with δ = 0.1, 0.075 after 3 decisions, always below δ
+    assert spent_delta(0.1, 3) == pytest.approx(0.075)
+    assert sum(decision_delta(0.1, t) for t in range(1, 4)) == pytest.approx(spent_delta(0.1, 3))
+    assert spent_delta(0.1, 10**6) < 0.1

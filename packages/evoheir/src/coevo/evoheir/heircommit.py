@@ -9,6 +9,11 @@ seeds for each), and computes the mean paired success gain v. It commits when v 
 (``mode=empirical``: τ=0; ``certified``: τ_t = σ·sqrt(2·log(1/δ_t)/m)); otherwise the callback
 restores the root exactly (weights, optimizer, scheduler, RNG, data position).
 
+Checkpointed (``resume=``, kill -9): the decision counter t, the pool ledger (cursors and every
+used item), the audit rows and the error budget spent Σ_{s≤t} δ_s, with the root snapshot and
+decision history of ``CommitRollback``; a resumed run numbers its next decision t+1 (so τ_t and
+δ_t continue), draws only never-used items and keeps Σδ_t ≤ δ.
+
 Wrap any rollout-based training: ``make train ALGO=grpo ARGS="+callbacks=heircommit"``.
 Metrics ``train/commit/*`` (decision, gain, threshold, commits, rollbacks) and
 ``train/heircommit/*`` (proposal and root success, paired std, optional audit gain).
@@ -26,7 +31,7 @@ from coevo.core.callbacks.commit_rollback import CommitRollback, Decision
 from coevo.core.state.snapshot import TrainingSnapshot
 from coevo.evoheir.paired import derived_seed, evaluation_guard, item_success, load_weights, paired_gain
 from coevo.evoheir.pools import IndexRegion, PoolLedger, PoolOverlapError, require_unbounded_train
-from coevo.evoheir.threshold import MODES, check_certifiable, threshold
+from coevo.evoheir.threshold import MODES, check_certifiable, spent_delta, threshold
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +67,26 @@ class ConfirmationJudge:
         self.ledger: PoolLedger | None = None
         self.decisions = 0
         self.audit: list[dict] = []  # one row per decision: gain, threshold, commit, true_gain
+        self._pending: dict | None = None  # checkpoint state waiting for the ledger (built in setup)
+
+    @property
+    def spent_delta(self) -> float:
+        """Σ_{t≤decisions} δ_t: the certified error budget spent so far (< δ)."""
+        return spent_delta(self.config.delta, self.decisions)
+
+    def state_dict(self) -> dict:
+        return {"decisions": self.decisions, "spent_delta": self.spent_delta, "audit": [dict(r) for r in self.audit],
+                "ledger": self.ledger.state_dict() if self.ledger is not None else None}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore the counter and audit now, the ledger once ``setup`` has built it."""
+        if abs(spent_delta(self.config.delta, state["decisions"]) - state["spent_delta"]) > 1e-12:
+            raise ValueError(f"callbacks.heircommit: the checkpoint's error budget Σδ_t = {state['spent_delta']} does "
+                             f"not match {state['decisions']} decisions at delta={self.config.delta}; "
+                             f"callbacks.heircommit.delta cannot change on resume")
+        self.decisions = int(state["decisions"])
+        self.audit = [dict(r) for r in state["audit"]]
+        self._pending = state.get("ledger")
 
     def setup(self, trainer: L.Trainer, module: L.LightningModule) -> None:
         """Carve the pools and check them against the training stream (before any training)."""
@@ -84,6 +109,9 @@ class ConfirmationJudge:
         if c.audit_pool_size > 0:
             regions.append(IndexRegion("audit", "train", c.audit_start, c.audit_start + max_decisions * c.audit_pool_size))
         self.ledger = PoolLedger(env, regions)
+        if self._pending is not None:  # resumed: items used before the stop stay used
+            self.ledger.load_state_dict(self._pending)
+            self._pending = None
 
     def __call__(self, trainer: L.Trainer, module: L.LightningModule, root: TrainingSnapshot) -> Decision:
         c = self.config

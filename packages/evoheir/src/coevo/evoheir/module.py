@@ -25,6 +25,11 @@ the same seeds (the round is replicated, not sharded); the recipient and the com
 rank 0's, broadcast, and the root's weights are broadcast from rank 0 at the end of each round, so
 the replicas cannot drift apart. Only rank 0 writes files (rounds.jsonl, archive, summary, plot).
 
+Resume (``resume=``): the checkpoint holds the round counter, the rows, the pool ledger, the
+archive with its rejection counts and the compute totals; ``rounds.jsonl`` and the archive file
+are rewritten from it, so rounds a killed run finished after its last checkpoint are replayed,
+not duplicated.
+
 Launch: ``make train ALGO=evoheir`` (env=math).
 """
 
@@ -33,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -123,6 +129,8 @@ class EvoHeir(RolloutModule):
         super().on_fit_start()
         logger = self.trainer.logger if self.trainer is not None else None
         self.run_dir = Path(logger.save_dir) if logger is not None else Path(self.trainer.default_root_dir)
+        if getattr(self, "_resumed_files", False) and dist.is_main():
+            self._rewrite_round_files()
         c = self.config
         loop = self.trainer.fit_loop.epoch_loop  # one step per round: the progress bar counts rounds
         loop.max_steps = c.rounds if loop.max_steps is None or loop.max_steps < 0 else min(loop.max_steps, c.rounds)
@@ -320,12 +328,14 @@ class EvoHeir(RolloutModule):
         console.print(f"rounds plot: {png}")
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
-        """Rounds done, pool cursors and used items (fresh pools after a resume), the archive."""
+        """Rounds done, pool cursors and used items (fresh pools after a resume), the archive (and
+        its rejection counts), the compute meter's totals."""
         super().on_save_checkpoint(checkpoint)
         checkpoint["evoheir"] = {
             "round": self.round, "rows": self.rows, "heldout0": self.heldout0,
             "cursor": dict(self.ledger.cursor), "used": [[k[0], k[1], v] for k, v in self.ledger.used.items()],
-            "archive": [r.as_dict() for r in self.archive.records],
+            "archive": [r.as_dict() for r in self.archive.records], "archive_rejected": dict(self.archive.rejected),
+            "meter": {"total": dict(self.meter.total), "baseline_total": self.meter.baseline_total},
         }
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
@@ -337,6 +347,19 @@ class EvoHeir(RolloutModule):
         self.ledger.cursor.update(state["cursor"])
         self.ledger.used = {(split, index): owner for split, index, owner in state["used"]}
         self.archive.records = [Record(**row) for row in state["archive"]]
+        self.archive.rejected = Counter(state.get("archive_rejected", {}))
+        if "meter" in state:
+            self.meter.total = Counter(state["meter"]["total"])
+            self.meter.baseline_total = state["meter"]["baseline_total"]
+        self._resumed_files = True
+
+    def _rewrite_round_files(self) -> None:
+        """After a resume, ``rounds.jsonl`` and the archive file hold the checkpoint's rounds only
+        (a killed run may have written rounds past its last checkpoint; they are replayed)."""
+        with (self.run_dir / "rounds.jsonl").open("w") as handle:
+            handle.writelines(json.dumps(row, default=float) + "\n" for row in self.rows)
+        if self.config.archive.enabled:
+            self.archive.save(self.run_dir / self.config.archive.file)
 
     def snapshot_extra(self) -> dict:
         return {"round": self.round}

@@ -5,7 +5,8 @@ split), the warm start ``[first_index, first_index + episodes)``; screening, con
 audit pools each own a region far beyond (``start`` indices, defaults 2M/3M/4M), and every
 draw takes fresh, never-used indices from its region. ``check_regions`` refuses overlapping
 regions at startup; ``PoolLedger`` re-checks every drawn item against everything used so far and
-raises ``PoolOverlapError`` — it never silently reuses an item.
+raises ``PoolOverlapError`` — it never silently reuses an item. ``state_dict`` /
+``load_state_dict`` carry the cursors and used items through a checkpoint (``resume=``).
 """
 
 from __future__ import annotations
@@ -68,6 +69,18 @@ class PoolLedger:
         self.regions = {r.name: r for r in regions}
         self.cursor = {r.name: r.start for r in regions}
         self.used: dict[tuple[str, int], str] = {}  # (split, index) -> pool that used it
+
+    def state_dict(self) -> dict:
+        """Cursors and used items (plain values, for a checkpoint)."""
+        return {"cursor": dict(self.cursor), "used": [[split, index, owner] for (split, index), owner in self.used.items()]}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from a checkpoint: every item used before stays used, cursors move on from
+        where they were (regions may have grown, e.g. a resume with a larger ``trainer.max_steps``)."""
+        for name, cursor in state["cursor"].items():
+            if name in self.cursor:
+                self.cursor[name] = max(self.cursor[name], int(cursor))
+        self.used = {(split, int(index)): owner for split, index, owner in state["used"]}
 
     def mark_used(self, name: str, tasks: list[Task]) -> None:
         """Record items used outside the ledger's draws (e.g. the training batches)."""

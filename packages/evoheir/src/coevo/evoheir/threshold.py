@@ -21,6 +21,11 @@ def decision_delta(delta: float, t: int) -> float:
     return delta / (t * (t + 1))
 
 
+def spent_delta(delta: float, decisions: int) -> float:
+    """Σ_{t=1..T} δ_t = δ·T/(T+1): the error budget spent by ``decisions`` = T decisions (< δ always)."""
+    return delta * decisions / (decisions + 1)
+
+
 def certified_threshold(sigma: float, delta: float, t: int, m: int) -> float:
     """τ_t = σ·sqrt(2·log(1/δ_t)/m) for a confirmation pool of ``m`` items."""
     if m < 1:

@@ -9,6 +9,12 @@ a paired comparison on a fresh confirmation pool.
 
 Metrics (``commit/…``): decisions, commits, rollbacks, the judge's gain and threshold.
 
+Checkpoints (``resume=``, a kill -9 included): the callback's state — the root snapshot (weights,
+optimizer, scheduler, RNG, data position), the step it was taken at, the decision history and the
+judge's own state (``judge.state_dict()`` when it has one: HEIRCOMMIT's decision counter and pool
+ledger) — goes into Lightning's checkpoint, so a resumed run judges the same excursion against
+the same root and makes the same decisions as a run that was never stopped.
+
 Several processes: every rank runs the judge (it may use collectives), then rank 0's decision is
 broadcast and applied on every rank, so the replicas commit or roll back together (a checksum of
 the weights is compared across ranks after each decision; a mismatch stops the run).
@@ -17,12 +23,18 @@ the weights is compared across ranks after each decision; a mismatch stops the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import lightning as L
 
 from coevo.core import distributed as dist
-from coevo.core.state.snapshot import TrainingSnapshot, restore_snapshot, take_snapshot
+from coevo.core.state.snapshot import (
+    TrainingSnapshot,
+    restore_snapshot,
+    snapshot_from_state,
+    snapshot_state,
+    take_snapshot,
+)
 
 
 @dataclass
@@ -45,14 +57,43 @@ class CommitRollback(L.Callback):
         self.root: TrainingSnapshot | None = None
         self.root_step = 0  # global step at which the root was taken
         self.history: list[tuple[int, Decision]] = []  # (global step, decision)
+        self._resumed = False  # the root came from a checkpoint: keep it at train start
 
     @staticmethod
     def _policy(module):
         return getattr(module, "policy", module)
 
     def on_train_start(self, trainer, module) -> None:
+        if self._resumed and self.root is not None:
+            return  # resumed: the checkpoint's root and root_step stand
         self.root = take_snapshot(self._policy(module), trainer, module)
         self.root_step = trainer.global_step
+
+    # -- checkpoint ----------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Everything a resumed run needs to judge and roll back exactly (collective with several
+        processes: each rank's root RNG state is gathered, rank 0 writes them all)."""
+        if self.root is None:
+            return {}
+        root = snapshot_state(self.root)
+        root["rng_per_rank"] = dist.gather_objects(root["rng"])
+        judge_state = self.judge.state_dict() if hasattr(self.judge, "state_dict") else None
+        return {"root": root, "root_step": self.root_step, "every_n_steps": self.every_n_steps,
+                "history": [[step, asdict(d)] for step, d in self.history], "judge": judge_state}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        if not state_dict:
+            return
+        root = dict(state_dict["root"])
+        per_rank = root.pop("rng_per_rank", None) or [root["rng"]]
+        if len(per_rank) == dist.world_size():
+            root["rng"] = per_rank[dist.rank()]
+        self.root = snapshot_from_state(root)
+        self.root_step = int(state_dict["root_step"])
+        self.history = [(int(step), Decision(**d)) for step, d in state_dict["history"]]
+        if state_dict.get("judge") is not None and hasattr(self.judge, "load_state_dict"):
+            self.judge.load_state_dict(state_dict["judge"])
+        self._resumed = True
 
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
         if trainer.global_step - self.root_step < self.every_n_steps:

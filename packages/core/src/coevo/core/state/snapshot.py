@@ -13,6 +13,10 @@ A snapshot holds everything the next training steps depend on:
 the steps a run that never made the excursion would take. Lightning's ``global_step`` is *not*
 rolled back: it counts the optimizer steps actually spent, including discarded ones.
 Tensors are copied to the CPU, so a snapshot never holds accelerator memory.
+
+``snapshot_state`` / ``snapshot_from_state`` turn a snapshot into plain containers of tensors,
+numbers and strings (what ``torch.load(weights_only=True)`` accepts) and back, so a callback can
+keep its root snapshot in a Lightning checkpoint (HEIRCOMMIT's root survives ``resume=``).
 """
 
 from __future__ import annotations
@@ -52,6 +56,50 @@ def restore_rng(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _numpy_state_plain(state: tuple) -> dict:
+    """``np.random.get_state()`` as plain values (its key array becomes a tensor)."""
+    name, keys, pos, has_gauss, cached = state
+    return {"name": name, "keys": torch.from_numpy(np.asarray(keys, dtype=np.int64)), "pos": int(pos),
+            "has_gauss": int(has_gauss), "cached": float(cached)}
+
+
+def _numpy_state_tuple(plain: dict) -> tuple:
+    keys = plain["keys"].numpy().astype(np.uint32)
+    return plain["name"], keys, plain["pos"], plain["has_gauss"], plain["cached"]
+
+
+def rng_state_plain(rng: dict[str, Any]) -> dict[str, Any]:
+    """``capture_rng()``'s result in plain containers (checkpoint-safe)."""
+    version, internal, gauss = rng["python"]
+    plain = {"python": [version, list(internal), gauss], "numpy": _numpy_state_plain(rng["numpy"]),
+             "torch": rng["torch"].clone()}
+    if "cuda" in rng:
+        plain["cuda"] = [t.clone() for t in rng["cuda"]]
+    return plain
+
+
+def rng_state_from_plain(plain: dict[str, Any]) -> dict[str, Any]:
+    version, internal, gauss = plain["python"]
+    rng = {"python": (version, tuple(internal), gauss), "numpy": _numpy_state_tuple(plain["numpy"]),
+           "torch": plain["torch"]}
+    if "cuda" in plain:
+        rng["cuda"] = list(plain["cuda"])
+    return rng
+
+
+def snapshot_state(snapshot: TrainingSnapshot) -> dict:
+    """The snapshot as plain containers (loadable with ``torch.load(weights_only=True)``)."""
+    return {"weights": dict(snapshot.weights), "optimizers": snapshot.optimizers, "schedulers": snapshot.schedulers,
+            "rng": rng_state_plain(snapshot.rng), "data_state": snapshot.data_state, "extra": snapshot.extra}
+
+
+def snapshot_from_state(state: dict) -> TrainingSnapshot:
+    """The inverse of ``snapshot_state``."""
+    return TrainingSnapshot(weights=dict(state["weights"]), optimizers=list(state["optimizers"]),
+                            schedulers=list(state["schedulers"]), rng=rng_state_from_plain(state["rng"]),
+                            data_state=state["data_state"], extra=dict(state["extra"]))
 
 
 def _to_cpu(obj: Any) -> Any:
