@@ -1,7 +1,9 @@
 """The Scout: the same policy, prompted to write a new problem.
 
 Prompt (one per problem type): ``Propose a new <type> math problem. Reply as Problem: … Answer: …``.
-Reply: ``Problem: <text>\\nAnswer: <answer>``. ``parse_proposal`` never raises: an empty,
+Reply: ``Problem: <text>\\nAnswer: <answer>`` (the first ``Problem:``, up to the first ``Answer:``
+after it with text on both sides; found with ``str.find``, linear in the reply's length, where a
+regex search was quadratic in the number of ``Problem:`` markers). ``parse_proposal`` never raises: an empty,
 unparsable or invalid reply (``check_problem`` refuses it) is returned as a rejected proposal with
 its reason, counted by the caller and skipped. ``scout_warmup_examples`` turns the math
 generator's problems into Scout replies so that the warm start teaches the format.
@@ -9,14 +11,13 @@ generator's problems into Scout replies so that the warm start teaches the forma
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from coevo.envs.math.generator import generate_problem
 from coevo.envs.math.problem import Problem, task_seed
 from coevo.envs.math.validity import check_problem
 
-_PROPOSAL = re.compile(r"Problem:\s*(?P<problem>.+?)\s*Answer:\s*(?P<answer>.+?)\s*$", re.DOTALL)
+_PROBLEM, _ANSWER = "Problem:", "Answer:"
 
 
 def scout_prompt(problem_type: str) -> str:
@@ -38,14 +39,30 @@ class Proposal:
 def parse_proposal(text: str, problem_type: str) -> Proposal:
     if not isinstance(text, str) or not text.strip():
         return Proposal(text or "", problem_type, None, "empty")
-    match = _PROPOSAL.search(text.strip())
-    if match is None:
+    parts = _split(text.strip())
+    if parts is None:
         return Proposal(text, problem_type, None, "unparsable")
-    problem, answer = match.group("problem").strip(), match.group("answer").strip()
+    problem, answer = parts
     ok, reason = check_problem(problem, answer)
     if not ok:
         return Proposal(text, problem_type, None, f"invalid: {reason}")
     return Proposal(text, problem_type, Problem(problem, answer, problem_type), "ok")
+
+
+def _split(text: str) -> tuple[str, str] | None:
+    """``(problem, answer)`` around the first ``Problem:`` and the first ``Answer:`` after it that
+    leaves text on both sides; ``None`` when there is none."""
+    start = text.find(_PROBLEM)
+    if start < 0:
+        return None
+    first = start + len(_PROBLEM)
+    while first < len(text) and text[first].isspace():
+        first += 1  # the problem's first character
+    last = len(text.rstrip())  # the end of the answer
+    marker = text.find(_ANSWER, first + 1)
+    if marker < 0 or marker + len(_ANSWER) >= last:
+        return None
+    return text[first:marker].strip(), text[marker + len(_ANSWER) : last].strip()
 
 
 def scout_warmup_examples(problem_types: list[str], n: int, first_index: int, seed: int, difficulty: int):

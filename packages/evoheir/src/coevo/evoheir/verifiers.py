@@ -5,7 +5,10 @@
   Shared mistakes can win a vote — the paper's own critique — hence:
 - exact: the answer the problem actually has, computed with sympy for the forms the math
   generator writes (``Compute $expr$.``, ``Solve for $x$: $a x + b = c$.``); other problems are
-  not verifiable and get no label.
+  not verifiable and get no label. A Scout writes the expression, so it is hostile input: one
+  that could build a huge value (``coevo.envs.math.cost``: ``9^{9^{9}}``) gets no label at once,
+  and the computation runs in ``coevo.core.bounded``'s worker, killed after
+  ``LABEL_TIMEOUT_S`` seconds (no label), in any thread.
 """
 
 from __future__ import annotations
@@ -14,13 +17,21 @@ import re
 
 import sympy
 
-from coevo.envs.math.answers import answers_match, parse_answer
+from coevo.core.bounded import call_bounded
+from coevo.envs.math.answers import VERIFY_TIMEOUT_S, answers_match, parse_answer
+from coevo.envs.math.cost import costly_text
+from coevo.envs.math.validity import MAX_PROBLEM_CHARS
 
 VERIFIERS = ("consensus", "exact")
+#: the hard bound on computing one exact label, in seconds
+LABEL_TIMEOUT_S = VERIFY_TIMEOUT_S
+#: digits of a number in a ``Solve for`` problem (``int`` of over 4,300 digits raises)
+_MAX_DIGITS = 18
 
 _COMPUTE = re.compile(r"^Compute \$(?P<expr>[^$]+)\$\.")
-# a x ± b = c with integers (never evaluated as code: the numbers are read by the regex)
-_SOLVE = re.compile(r"^Solve for \$x\$: \$\s*(?P<a>-?\d*)\s*x\s*(?P<op>[+-])\s*(?P<b>\d+)\s*=\s*(?P<c>-?\d+)\s*\$\.?$")
+# a x ± b = c with integers (never evaluated as code: the numbers are read by the regex); no two
+# \s* touch, so a run of spaces is read once (the regex stays linear)
+_SOLVE = re.compile(r"^Solve for \$x\$: \$\s*(?:(?P<a>-?[0-9]+|-)\s*)?x\s*(?P<op>[+-])\s*(?P<b>[0-9]+)\s*=\s*(?P<c>-?[0-9]+)\s*\$\.?$")
 
 
 def consensus(answers: list[str | None]) -> tuple[str | None, float]:
@@ -48,19 +59,37 @@ def _value(latex: str):
 
 
 def exact_label(problem_text: str) -> str | None:
-    """The problem's true answer as a string, or ``None`` when it cannot be computed exactly."""
+    """The problem's true answer as a string, or ``None`` when it cannot be computed exactly (or
+    not within ``LABEL_TIMEOUT_S``)."""
+    if not isinstance(problem_text, str):
+        return None
     text = problem_text.strip()
+    if len(text) > MAX_PROBLEM_CHARS:
+        return None
+    match = _COMPUTE.match(text)
+    if match:
+        if costly_text(match.group("expr")):
+            return None
+        return call_bounded("coevo.evoheir.verifiers:computed_label", (match.group("expr"),), LABEL_TIMEOUT_S)
     try:
-        match = _COMPUTE.match(text)
-        if match:
-            value = _value(match.group("expr"))
-            return str(sympy.nsimplify(value)) if value is not None and not value.free_symbols else None
         match = _SOLVE.match(text)
-        if match:
-            a = {"": 1, "-": -1}.get(match.group("a"), None)
+        if match and max(len(match.group(k) or "") for k in ("a", "b", "c")) <= _MAX_DIGITS:
+            a = {None: 1, "-": -1}.get(match.group("a"), None)
             a = int(match.group("a")) if a is None else a
             b = int(match.group("b")) * (1 if match.group("op") == "+" else -1)
             return str(sympy.Rational(int(match.group("c")) - b, a)) if a != 0 else None
     except Exception:  # a malformed proposal is unverifiable, never a crash
         return None
     return None
+
+
+def computed_label(expression: str) -> str | None:
+    """The value of a ``Compute $expression$.`` problem as a string (``None``: not one number).
+
+    Unbounded: ``exact_label`` runs it in the bounded worker.
+    """
+    try:
+        value = _value(expression)
+        return str(sympy.nsimplify(value)) if value is not None and not value.free_symbols else None
+    except Exception:  # a malformed proposal is unverifiable, never a crash
+        return None

@@ -3,6 +3,13 @@
 Answers are compared symbolically by ``math_verify`` (``1/2``, ``0.5`` and ``\\frac{1}{2}`` are
 the same answer); model text is never evaluated as Python. Nothing here raises on any input:
 an answer that cannot be parsed simply does not match (unless it is literally the gold text).
+
+Every comparison is bounded, for the gold answer as for the prediction, in any thread and any
+process: texts longer than ``MAX_ANSWER_CHARS`` or that could build a huge value
+(``coevo.envs.math.cost``: ``9^{9^{9}}``, ``5000!``) do not match at once, and the symbolic work
+runs in ``coevo.core.bounded``'s worker process, killed after ``VERIFY_TIMEOUT_S`` seconds (a
+comparison that runs out of time does not match). The bound costs a pipe round trip per call
+(~20 µs, ``bench/hostile_output.py``).
 """
 
 from __future__ import annotations
@@ -12,11 +19,16 @@ import threading
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
+from coevo.core.bounded import call_bounded
+from coevo.envs.math.cost import MAX_EXPONENT, costly_text
+
 #: longer answers are not parsed at all (a bound on the work one reply can cause)
 MAX_ANSWER_CHARS = 200
+#: the hard bound on one comparison (parsing both answers and verifying), in seconds
+VERIFY_TIMEOUT_S = 5.0
 _EXTRACTION = (LatexExtractionConfig(), ExprExtractionConfig())
-_TIMEOUT_S = 5
-_MAX_EXPONENT = 1000  # larger powers (and towers, and big factorials) are refused, not compared
+_TIMEOUT_S = 3  # math-verify's own (signal-based) timeout, which works in the worker's main thread
+_MAX_EXPONENT = MAX_EXPONENT  # larger powers (and towers, and big factorials) are refused, not compared
 
 
 def extract_boxed(text: str) -> str | None:
@@ -50,11 +62,15 @@ def _timeout() -> int | None:
 
 
 def parse_answer(answer: str) -> list:
-    """math-verify's parse of a bare answer (``[]`` when it cannot be parsed or is too long).
+    """math-verify's parse of a bare answer (``[]`` when it cannot be parsed, is too long or could
+    build a huge value).
 
-    The first element, when present, is a sympy object; the second its string form.
+    The first element, when present, is a sympy object; the second its string form. This runs in
+    the calling process: bound it with ``call_bounded`` (``answers_match`` does).
     """
     if not isinstance(answer, str) or not answer.strip() or len(answer) > MAX_ANSWER_CHARS:
+        return []
+    if costly_text(answer):
         return []
     timeout = _timeout()
     for wrapped in (f"\\boxed{{{answer}}}", f"${answer}$"):
@@ -97,13 +113,25 @@ def normalize_text(answer: str) -> str:
 
 
 def answers_match(gold: str, prediction: str) -> bool:
-    """True when ``prediction`` is the same answer as ``gold`` (math-verify, or identical text)."""
+    """True when ``prediction`` is the same answer as ``gold`` (math-verify, or identical text).
+
+    Bounded in time wherever it runs (see the module docstring).
+    """
     if not isinstance(gold, str) or not isinstance(prediction, str) or not prediction.strip():
         return False
     if normalize_text(gold) == normalize_text(prediction):
         return True
+    if any(len(a) > MAX_ANSWER_CHARS or not a.strip() or costly_text(a) for a in (gold, prediction)):
+        return False
+    return bool(call_bounded("coevo.envs.math.answers:match_unbounded", (gold, prediction), VERIFY_TIMEOUT_S,
+                             default=False))
+
+
+def match_unbounded(gold: str, prediction: str) -> bool:
+    """``answers_match``'s symbolic part, without the time bound (``answers_match`` runs it in the
+    bounded worker)."""
     gold_parsed, pred_parsed = parse_answer(gold), parse_answer(prediction)
-    if not gold_parsed or not pred_parsed or too_costly(pred_parsed[0]):
+    if not gold_parsed or not pred_parsed or too_costly(gold_parsed[0]) or too_costly(pred_parsed[0]):
         return False
     try:
         return bool(verify(gold_parsed, pred_parsed, timeout_seconds=_timeout()))

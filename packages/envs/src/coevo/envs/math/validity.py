@@ -8,7 +8,11 @@ Scout), so it only accepts problems whose reward can be computed reliably:
 - the answer is short, parses with math-verify, and is one finite numeric value: not a list,
   set, interval, equation or inequality, and free of variables (``"5 apples"`` reads as 5, but
   ``"five"`` reads as a product of symbols and is refused);
-- the answer verifies against itself (math-verify can check a reply against it).
+- the answer verifies against itself (math-verify can check a reply against it);
+- neither the answer nor the problem's math (its ``$…$`` parts) could build a value too large to
+  compute quickly (``coevo.envs.math.cost``: ``Compute $9^{9^{9}}$.`` is refused), and the
+  symbolic checks finish within ``VERIFY_TIMEOUT_S`` in ``coevo.core.bounded``'s worker (in any
+  thread); a check that runs out of time refuses the problem.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import re
 
 import sympy
 
-from coevo.envs.math.answers import MAX_ANSWER_CHARS, answers_match, parse_answer
+from coevo.core.bounded import call_bounded
+from coevo.envs.math.answers import MAX_ANSWER_CHARS, VERIFY_TIMEOUT_S, match_unbounded, parse_answer
+from coevo.envs.math.cost import costly_text
 
 MAX_PROBLEM_CHARS = 2000
 # 1,234 or 12,345.5: commas that are thousands separators, not list separators
@@ -60,16 +66,35 @@ def check_problem(problem: str, answer: str) -> tuple[bool, str]:
         return False, "malformed answer"
     if _MULTIPLE.search(answer) or ("," in answer and not _THOUSANDS.match(answer)):
         return False, "the answer is not a single value (list, equation or inequality)"
+    if costly_text(answer) or any(costly_text(part) for part in _math_parts(problem)):
+        return False, "its numbers are too large to compute within the time bound"
+    reason = call_bounded("coevo.envs.math.validity:answer_problem", (answer,), VERIFY_TIMEOUT_S, default=None)
+    if reason is None:
+        return False, f"the answer could not be checked within {VERIFY_TIMEOUT_S:g} s"
+    return reason == "ok", reason
+
+
+def _math_parts(problem: str) -> list[str]:
+    """The ``$…$`` parts of a problem (the whole text when it has none)."""
+    parts = problem.replace("\\$", "").split("$")[1::2]
+    return parts or [problem]
+
+
+def answer_problem(answer: str) -> str:
+    """``"ok"`` when ``answer`` is one finite number math-verify can check; else what is wrong.
+
+    The symbolic half of ``check_problem``, unbounded: ``check_problem`` runs it in the worker.
+    """
     parsed = parse_answer(answer)
     if not parsed:
-        return False, "math-verify cannot parse the answer"
+        return "math-verify cannot parse the answer"
     value = parsed[0]
     if isinstance(value, _NON_VALUES) or not isinstance(value, sympy.Expr):
-        return False, f"the answer is not a single value ({type(value).__name__})"
+        return f"the answer is not a single value ({type(value).__name__})"
     if value.free_symbols:
-        return False, "the answer is not numeric (it has variables)"
+        return "the answer is not numeric (it has variables)"
     if value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
-        return False, "the answer is not finite"
-    if not answers_match(answer, answer):
-        return False, "math-verify cannot verify the answer against itself"
-    return True, "ok"
+        return "the answer is not finite"
+    if not match_unbounded(answer, answer):
+        return "math-verify cannot verify the answer against itself"
+    return "ok"
