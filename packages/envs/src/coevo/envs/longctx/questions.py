@@ -33,7 +33,7 @@ _ANSWER_RULES = {
     "e.g. 'answer {example}'.",
     "tally": "Answer with every {field} that appears and its count, A-Z, e.g. 'answer {example}=5, {other}=3'.",
 }
-_TALLY_ITEM = re.compile(r"^([a-z]+)\s*[=:]\s*(\d+)$")
+_TALLY_ITEM = re.compile(r"^([a-z]+)\s*[=:]\s*(\d{1,9})$")  # int() of 5,000 digits would raise
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ and says whether the value could be huge:
   value the text builds (``((2^{31})^{31})^{31}``: 2 × 29,791), where a factorial ``n!`` counts as
   a run of its own digits (``(1000!)^{1000}``: 2,568 × 1,000) and a ``\\sum``/``\\prod`` makes
   the exponents multiply (``\\sum_{k=1}^{1000} k^{1000}``); more than ``MAX_DIGITS`` is refused;
+- brackets nested deeper than ``MAX_NESTING`` (math-verify's parser takes seconds on 200 ``(``);
 - a factorial of a literal above ``MAX_EXPONENT`` or of anything but a literal (``5000!``,
   ``(10^3)!``), and ``\\Gamma``/``\\binom``/``factorial``/``binomial`` with such a literal.
 
@@ -32,6 +33,7 @@ import re
 MAX_EXPONENT = 1000  # bound on any one exponent, and on factorial arguments
 MAX_DIGITS = 10_000  # bound on the estimated digits of a value
 MAX_POWERS = 64  # more powers than this in one text are refused (no answer needs them)
+MAX_NESTING = 16  # deeper brackets are refused (math-verify's parser slows down: 200 '(' take seconds)
 MAX_TEXT = 5_000  # longer texts are refused outright (callers cap answers at 200, problems at 2,000)
 _LITERAL = re.compile(r"[0-9]+")
 _SCIENTIFIC = re.compile(r"[0-9.][eE][+-]?[0-9]")
@@ -143,9 +145,23 @@ def _factorial_digits(text: str) -> int | None:
     return digits
 
 
+def _nesting(text: str) -> int:
+    """The deepest nesting of ``( [ {`` (closing brackets of any kind close one level)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}" and depth:
+            depth -= 1
+    return deepest
+
+
 def costly_text(text: str) -> bool:
     """True when the value ``text`` writes could be too large to compute quickly (see the module)."""
     if len(text) > MAX_TEXT:
+        return True
+    if _nesting(text) > MAX_NESTING:
         return True
     text = text.replace("**", "^")
     factorial = _factorial_digits(text)
