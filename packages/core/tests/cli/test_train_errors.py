@@ -52,7 +52,8 @@ def test_a_folder_without_config_json_is_not_a_model(compose_train, tmp_path):
 
 def test_refuses_a_run_dir_that_holds_a_run(compose_train, tmp_path):
     run = tmp_path / "run"
-    run.mkdir()
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "last.ckpt").write_bytes(b"")
     (run / "config.yaml").write_text("previous: run\n")
     with pytest.raises(RunDirError, match="already holds a run; pass resume=.* overwrite=true"):
         train.run(compose_train("trainer.max_steps=1"))

@@ -44,7 +44,9 @@ from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.overrides import precheck_overrides
 from coevo.core.cli.preflight import check_writable_folder
 from coevo.core.cli.processes import start_processes
-from coevo.core.cli.run_dir import prepare_run_dir
+from coevo.core.cli.resume_policy import command_line_keys, record_resume, resumed_config
+from coevo.core.cli.run_dir import claim_run_dir, prepare_run_dir
+from coevo.core.cli.run_lock import release_run_dir
 from coevo.core.cli.schema import TrainSchema, cpu_thread_count
 from coevo.core.cli.strategy import build_strategy, require_gpu
 from coevo.core.config import build_component, validate
@@ -86,10 +88,11 @@ def run(cfg: DictConfig) -> dict:
         settings: TrainSchema = validate(cfg, TrainSchema, "train")
     ckpt = None
     if settings.resume:  # read-only: every process may do it before the processes exist
-        run_dir, ckpt = prepare_run_dir(settings.run_dir, settings.resume, settings.overwrite)
-        saved = OmegaConf.load(run_dir / "config.yaml")
-        cfg = OmegaConf.merge(saved, {"trainer": {"max_steps": settings.trainer.max_steps}, "resume": settings.resume})
-        settings = validate(cfg, TrainSchema, "train")
+        with stage("run folder"):
+            run_dir, ckpt = prepare_run_dir(settings.run_dir, settings.resume, settings.overwrite)
+        with stage("config"):  # the saved config, with only the changes a resume may make (cli/resume_policy.py)
+            cfg, resume_changes = resumed_config(cfg, run_dir, command_line_keys())
+            settings = validate(cfg, TrainSchema, "train")
     # every check of the input before any work and before anything is written (a refused run leaves
     # the disk as it was): components, data files (opened by the env), model folder, run folder
     with stage("config"):
@@ -110,13 +113,19 @@ def run(cfg: DictConfig) -> dict:
     if ckpt is None:
         # rank 0 claims the folder; run_dir=runs/…-${now:…} would resolve differently in each process
         with stage("run folder"):
-            run_dir = Path(dist.on_main(lambda: str(prepare_run_dir(settings.run_dir, None, settings.overwrite)[0])))
+            run_dir = Path(dist.on_main(lambda: str(prepare_run_dir(settings.run_dir, None, settings.overwrite,
+                                                                    lambda m: say(escape(m)))[0])))
+    else:
+        with stage("run folder"):  # rank 0 locks the folder (a second run there is refused), removes leftovers
+            dist.on_main(lambda: str(claim_run_dir(run_dir, lambda m: say(escape(m)))))
     L.seed_everything(settings.seed, workers=True, verbose=False)
     threads = cpu_thread_count(settings.trainer.cpu_threads, settings.trainer.devices)
     if threads:
         torch.set_num_threads(threads)
     if ckpt is None and dist.is_main():
         OmegaConf.save(cfg, run_dir / "config.yaml")
+    elif dist.is_main():
+        record_resume(run_dir, cfg, resume_changes)  # config.yaml: the values now and a `resumed:` history
 
     # rank 0 builds (and caches) the warm start; the others then load it from the cache
     with stage("warm start" if settings.warmstart.enabled else "model load"):
@@ -163,6 +172,7 @@ def run(cfg: DictConfig) -> dict:
     console.print(f"TensorBoard logs: {run_dir / 'tb'}   (tensorboard --logdir {run_dir / 'tb'})", markup=False)
     console.print(f"plot: {png}", markup=False)
     console.print(f"policy (safetensors): {run_dir / 'policy'}   checkpoints: {run_dir / 'checkpoints'}", markup=False)
+    release_run_dir(run_dir)  # held since the claim (a failed run's lock goes when its process ends)
     return result
 
 

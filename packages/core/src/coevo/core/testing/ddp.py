@@ -22,8 +22,10 @@ DDP = ["trainer=ddp_cpu", "trainer.checkpoint_every=1"]
 
 def train_ddp(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_dir: Path,
               base: Iterable[str] = FAST_BOXES, timeout: float = 300) -> subprocess.CompletedProcess:
+    overrides = list(overrides)
+    resuming = any(o.startswith("resume=") for o in overrides)  # a resume continues in its own folder
     cmd = [sys.executable, "-m", "coevo.core.cli.train", *base, *DDP, f"warmstart.cache_dir={cache_dir}",
-           f"run_dir={run_dir}", *overrides]
+           *([] if resuming else [f"run_dir={run_dir}"]), *overrides]
     env = {**os.environ, "COEVO_CONFIG_DIR": config_dir, "OMP_NUM_THREADS": "1"}
     for key in ("LOCAL_RANK", "NODE_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(key, None)  # a fresh job: Lightning launches the second process itself

@@ -39,7 +39,11 @@ def repository_configs(test_file: str | Path) -> str:
 
 def compose_fast(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_dir: Path,
                  base: Iterable[str] = FAST_BOXES) -> DictConfig:
-    """The ``train`` config: ``base``, then the warm-start cache and run folders, then ``overrides``."""
+    """The ``train`` config: ``base``, then the warm-start cache and run folders, then ``overrides``
+    (with ``resume=<folder>`` the run folder is that folder: a resume may not move a run)."""
+    overrides = list(overrides)
+    resumed = [o.split("=", 1)[1] for o in overrides if o.startswith("resume=")]
+    run_dir = Path(resumed[-1]) if resumed else run_dir
     with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
         return compose("train", overrides=[*base, f"warmstart.cache_dir={cache_dir}", f"run_dir={run_dir}",
                                            *overrides])
