@@ -26,22 +26,28 @@ from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
 from coevo.core.data.length_grouped import LengthGroupedBatches
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertSource, collect_expert_examples, corpus_texts
+from coevo.core.fields import bounded, choice, path, random_seed
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.saving import save_policy_folder
 from coevo.core.policy.tokenizer import TOKENIZER_VERSION
 
 log = logging.getLogger(__name__)
 
+# Lightning's precision strings (lightning.fabric.connector._PRECISION_INPUT_STR and the legacy aliases)
+PRECISIONS = ("64-true", "64", "32-true", "32", "16-mixed", "16", "bf16-mixed", "bf16", "16-true", "bf16-true",
+              "transformer-engine", "transformer-engine-float16")
+
 
 @dataclass
 class WarmStartSettings:
     enabled: bool = True
-    episodes: int = 200  # expert episodes (train split, indices disjoint from RL's first batches)
-    first_index: int = 1_000_000  # train-split index of the first expert episode
+    episodes: int = bounded(200, ge=1)  # expert episodes (train split, indices disjoint from RL's first batches)
+    first_index: int = bounded(1_000_000, ge=0)  # train-split index of the first expert episode
     sft: SFTSettings = field(default_factory=SFTSettings)
-    cache_dir: str = ".cache/coevo/warmstart"
-    precision: str = "32-true"  # Lightning precision of the SFT run (bf16-mixed was 10x slower on this CPU)
-    seed: int = 0
+    cache_dir: str = path(".cache/coevo/warmstart")  # built models are cached here, one folder per key
+    # Lightning precision of the SFT run (bf16-mixed was 10x slower on this CPU)
+    precision: str = choice("32-true", PRECISIONS)
+    seed: int = random_seed(0)
 
 
 def cache_key(parts: dict) -> str:

@@ -21,6 +21,7 @@ from coevo.core.agent.prompt import PromptSettings, build_messages, opening, wit
 from coevo.core.agent.types import Episode, Turn
 from coevo.core.env.guard import ENV_ERRORS_METRIC, guarded_parse, guarded_step
 from coevo.core.env.protocol import Environment, Task
+from coevo.core.fields import bounded, check_instance, choice
 from coevo.core.policy.candidates import CHOICE_SCORES, candidate_scores
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
@@ -30,20 +31,18 @@ MODES = ("auto", "generate", "choose")
 
 @dataclass
 class AgentSettings:
-    mode: str = "auto"  # "generate": free text; "choose": softmax over admissible commands;
+    mode: str = choice("auto", MODES)  # "generate": free text; "choose": softmax over admissible commands;
     # "auto": choose where the environment has a finite command list, else generate
     prompt: PromptSettings = field(default_factory=PromptSettings)
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
-    invalid_penalty: float = 0.1  # subtracted from the return per invalid action
-    max_turns: int | None = None  # defaults to the environment's max_steps
-    choice_temperature: float = 1.0  # temperature of the softmax over candidate scores
-    choice_score: str = "sum"  # candidate score: "sum" (sequence log-likelihood) | "mean" (per token)
+    invalid_penalty: float = bounded(0.1, ge=0)  # subtracted from the return per invalid action
+    max_turns: int | None = bounded(None, ge=1)  # defaults to the environment's max_steps
+    choice_temperature: float = bounded(1.0, gt=0)  # temperature of the softmax over candidate scores
+    # candidate score: "sum" (sequence log-likelihood) | "mean" (per token)
+    choice_score: str = choice("sum", CHOICE_SCORES)
 
     def __post_init__(self):
-        if self.mode not in MODES:
-            raise ValueError(f"agent.mode: unknown mode '{self.mode}'; choose one of {list(MODES)}")
-        if self.choice_score not in CHOICE_SCORES:
-            raise ValueError(f"agent.choice_score: unknown '{self.choice_score}'; choose one of {list(CHOICE_SCORES)}")
+        check_instance(self, "agent")
 
 
 @dataclass

@@ -12,23 +12,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from coevo.core.fields import bounded, choice, free_text
+
 DEFAULT_SYSTEM_PROMPT = (
     "You are a household agent. Reply with exactly one command as <action>command</action>."
 )
 
 
+FIRST_OBSERVATION_MODES = ("full", "goal")
+
+
 @dataclass
 class PromptSettings:
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    history_turns: int = 1  # (action, observation) pairs kept verbatim after the first observation
+    system_prompt: str = free_text(DEFAULT_SYSTEM_PROMPT)  # any text; empty: no system message
+    # (action, observation) pairs kept verbatim after the first observation
+    history_turns: int = bounded(1, ge=0)
     memory: bool = True  # append the environment's compact memory line ("seen: ...")
     show_admissible: bool = False  # list the admissible commands (helps free generation)
-    max_prompt_tokens: int = 1024  # context limit for one prompt
-    first_observation: str = "full"  # "full": the whole first observation | "goal": only its task sentence
+    max_prompt_tokens: int = bounded(1024, ge=1)  # context limit for one prompt
+    # "full": the whole first observation | "goal": only its task sentence
+    first_observation: str = choice("full", FIRST_OBSERVATION_MODES)
     goal_reminder: bool = False  # repeat the task sentence in the latest user message ("Task: …")
-
-
-FIRST_OBSERVATION_MODES = ("full", "goal")
 
 
 def opening(settings: PromptSettings, first_observation: str, goal: str) -> str:

@@ -28,42 +28,37 @@ from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, clipped_policy_gradient_loss, k3_kl
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule, step_seed
+from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.policy.lora import ReferencePolicy
 from coevo.core.rollout.sync_check import SyncCheck
 
+CHOICE_LOSSES = ("softmax", "tokens")
+
 
 @dataclass
 class GRPOConfig:
-    name: str = "grpo"
-    tasks_per_step: int = 8  # distinct tasks per training step
-    group_size: int = 8  # episodes per task (GRPO's G)
-    advantage: str = "grpo"  # registry name of the advantage estimator (grpo | rloo)
+    name: str = registry_name("grpo")
+    tasks_per_step: int = bounded(8, ge=1)  # distinct tasks per training step
+    group_size: int = bounded(8, ge=2)  # episodes per task (GRPO's G; a group of 1 has no baseline)
+    # registry name of the advantage estimator (grpo | rloo)
+    advantage: str = choice("grpo", registry.advantages.names)
     scale_by_std: bool = True  # divide by the group's reward std (False: Dr. GRPO)
-    clip_low: float = 0.2
-    clip_high: float = 0.2
-    kl_coef: float = 0.0  # weight of the k3 KL to the reference policy (0: no reference forward)
-    loss_aggregation: str = "token_mean"  # token_mean | seq_mean_token_mean | seq_mean_token_sum
-    updates_per_batch: int = 1  # optimizer steps (mini-batches) per rollout batch
-    micro_batch_tokens: int = 8192  # padded tokens per forward/backward
+    clip_low: float = bounded(0.2, ge=0, lt=1)  # ratios below 1 - clip_low are clipped (>= 1: no lower clip left)
+    clip_high: float = bounded(0.2, ge=0)  # ratios above 1 + clip_high are clipped
+    kl_coef: float = bounded(0.0, ge=0)  # weight of the k3 KL to the reference policy (0: no reference forward)
+    # token_mean | seq_mean_token_mean | seq_mean_token_sum
+    loss_aggregation: str = choice("token_mean", AGGREGATIONS)
+    updates_per_batch: int = bounded(1, ge=1)  # optimizer steps (mini-batches) per rollout batch
+    micro_batch_tokens: int = bounded(8192, ge=1)  # padded tokens per forward/backward
     skip_zero_advantage: bool = True  # drop sequences whose advantage is 0 (no PG signal; no KL term either)
     # choice mode: "softmax" trains log softmax(score / T)[chosen] (the choice policy's exact
     # log-probability); "tokens" trains the chosen candidate's tokens like generated ones
-    choice_loss: str = "softmax"
+    choice_loss: str = choice("softmax", CHOICE_LOSSES)
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
 
-    def __post_init__(self):
-        if self.loss_aggregation not in AGGREGATIONS:
-            raise ValueError(
-                f"algo.loss_aggregation: unknown '{self.loss_aggregation}'; choose one of {list(AGGREGATIONS)}"
-            )
-        if self.choice_loss not in CHOICE_LOSSES:
-            raise ValueError(f"algo.choice_loss: unknown '{self.choice_loss}'; choose one of {list(CHOICE_LOSSES)}")
-        if self.group_size < 2:
-            raise ValueError("algo.group_size: GRPO needs at least 2 episodes per task; set algo.group_size>=2")
-
-
-CHOICE_LOSSES = ("softmax", "tokens")
+    def __post_init__(self):  # subclasses (rsipo, rao) add their cross-field rules after this
+        check_instance(self, "algo")
 
 
 def episode_samples(

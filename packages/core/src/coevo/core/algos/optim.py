@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
+
+from coevo.core.fields import bounded, choice
 
 SCHEDULES = ("constant", "cosine", "linear")
 
 
 @dataclass
 class OptimSettings:
-    lr: float = 1e-4
-    weight_decay: float = 0.0
-    betas: list[float] = field(default_factory=lambda: [0.9, 0.999])
-    warmup_steps: int = 0  # linear warm-up from 0 over this many optimizer steps
-    schedule: str = "constant"  # constant | cosine | linear (decay after warm-up)
-    decay_steps: int = 1000  # optimizer steps over which cosine/linear decay reaches min_lr_ratio
-    min_lr_ratio: float = 0.0
-    grad_clip: float = 1.0  # max global grad norm; 0 disables clipping
+    lr: float = bounded(1e-4, ge=0)  # AdamW's base learning rate; 0: weights never change (algo=skill_prompt)
+    weight_decay: float = bounded(0.0, ge=0)  # AdamW's decoupled weight decay
+    betas: list[float] = bounded([0.9, 0.999], ge=0, lt=1, length=2)  # AdamW's (beta1, beta2)
+    warmup_steps: int = bounded(0, ge=0)  # linear warm-up from 0 over this many optimizer steps
+    schedule: str = choice("constant", SCHEDULES)  # constant | cosine | linear (decay after warm-up)
+    # optimizer steps over which cosine/linear decay reaches min_lr_ratio
+    decay_steps: int = bounded(1000, ge=0)
+    min_lr_ratio: float = bounded(0.0, ge=0, le=1)  # the decayed LR's floor, as a share of lr
+    grad_clip: float = bounded(1.0, ge=0)  # max global grad norm; 0 disables clipping
 
 
 def lr_factor(step: int, settings: OptimSettings) -> float:

@@ -13,13 +13,14 @@ import torch
 
 from coevo.core.algos.batching import Sample, collate_samples
 from coevo.core.algos.optim import OptimSettings, build_optimizer
+from coevo.core.fields import bounded
 from coevo.core.policy.logprobs import sequence_token_logprobs
 
 
 @dataclass
 class SFTSettings:
-    epochs: int = 3
-    batch_size: int = 32  # sequences per optimizer step
+    epochs: int = bounded(3, ge=1)  # passes over the expert examples (0 would cache an untrained model)
+    batch_size: int = bounded(32, ge=1)  # sequences per optimizer step
     group_by_length: bool = False  # true: batches of similar-length turns (less padding; see configs/train.yaml)
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-3, warmup_steps=20, decay_steps=0))
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from coevo.core import registry
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.cli.strategy import STRATEGIES, FSDPSettings
-from coevo.core.evaluation import check_mode
-from coevo.core.warmstart import WarmStartSettings
+from coevo.core.evaluation import EVAL_MODES
+from coevo.core.fields import bounded, check_instance, checked, choice, component, path, random_seed
+from coevo.core.warmstart import PRECISIONS, WarmStartSettings
+
+ACCELERATORS = ("auto", "cpu", "gpu", "cuda")
+BACKENDS = ("gloo", "nccl")
 
 
 def cpu_thread_count(setting, processes_per_node) -> int | None:
@@ -22,37 +27,39 @@ def cpu_thread_count(setting, processes_per_node) -> int | None:
     return max(1, cores // per_node)
 
 
+def _processes(value) -> bool:
+    return value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+
+
+def _threads(value) -> bool:
+    return value in (None, "auto") or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+
+
 @dataclass
 class TrainerSettings:
-    max_steps: int = 40  # optimizer steps of the RL run
-    accelerator: str = "auto"  # cpu | gpu | auto
-    devices: Any = 1  # processes per node: an int, or "auto" (every visible GPU)
-    num_nodes: int = 1  # machines (torchrun / SLURM launch one process per device on each)
-    strategy: str = "auto"  # auto: one process | ddp (trainer=ddp_cpu) | fsdp (trainer=fsdp, GPUs)
-    process_group_backend: str | None = None  # gloo | nccl | null: Lightning's choice for the accelerator
+    max_steps: int = bounded(40, ge=1)  # optimizer steps of the RL run
+    accelerator: str = choice("auto", ACCELERATORS)  # cpu | gpu | auto
+    # processes per node: an int, or "auto" (every visible GPU)
+    devices: Any = checked(1, _processes, "a number of processes >= 1 or 'auto'", bad=(0, "many"), good=(2, "auto"))
+    num_nodes: int = bounded(1, ge=1)  # machines (torchrun / SLURM launch one process per device on each)
+    strategy: str = choice("auto", STRATEGIES)  # auto: one process | ddp (trainer=ddp_cpu) | fsdp (trainer=fsdp, GPUs)
+    process_group_backend: str | None = choice(None, BACKENDS)  # gloo | nccl | null: Lightning's choice
     fsdp: FSDPSettings = field(default_factory=FSDPSettings)  # used with strategy=fsdp
-    precision: str = "32-true"  # Lightning precision, e.g. bf16-mixed
-    checkpoint_every: int = 10  # optimizer steps between checkpoints (a final one is always written)
-    log_every: int = 1
+    precision: str = choice("32-true", PRECISIONS)  # Lightning precision, e.g. bf16-mixed
+    # optimizer steps between checkpoints (a final one is always written)
+    checkpoint_every: int = bounded(10, ge=1)
+    log_every: int = bounded(1, ge=1)  # optimizer steps between logged metrics
     progress_bar: bool = True
-    callbacks: list[str] = field(default_factory=list)  # extra registry.callbacks names (no-arg)
+    callbacks: list[str] = choice([], registry.callbacks.names)  # extra registry.callbacks names (no-arg)
     # torch intra-op threads on the CPU: auto = the cores this process may use / processes per node
     # (an idle 2-core machine: one SFT epoch of the household warm start 48 s -> 30 s, a rollout
     # 7.9 s -> 5.2 s against 1 thread); 1 on a machine busy with other jobs (OpenMP threads spinning
     # there slowed tiny-model runs several-fold); null: torch's default
-    cpu_threads: Any = "auto"
+    cpu_threads: Any = checked("auto", _threads, "a number of threads >= 1, 'auto' or null", bad=(0, "many"),
+                               good=(1, "auto"))
 
     def __post_init__(self):
-        if not (self.cpu_threads in (None, "auto") or (isinstance(self.cpu_threads, int) and self.cpu_threads >= 1)):
-            raise ValueError(f"trainer.cpu_threads: {self.cpu_threads!r} is not a number of threads >= 1, "
-                             f"'auto' or null")
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"trainer.strategy: unknown '{self.strategy}'; choose one of {list(STRATEGIES)} "
-                             f"(or the presets trainer=cpu | ddp_cpu | fsdp)")
-        if not (self.devices == "auto" or (isinstance(self.devices, int) and self.devices >= 1)):
-            raise ValueError(f"trainer.devices: {self.devices!r} is not a number of processes >= 1 or 'auto'")
-        if self.num_nodes < 1:
-            raise ValueError("trainer.num_nodes: must be >= 1")
+        check_instance(self, "trainer")
         if self.strategy == "auto" and (self.devices != 1 or self.num_nodes != 1):
             raise ValueError(f"trainer.strategy: auto runs one process, but trainer.devices={self.devices} "
                              f"trainer.num_nodes={self.num_nodes}; choose trainer=ddp_cpu (CPU) or trainer=fsdp (GPUs)")
@@ -60,25 +67,25 @@ class TrainerSettings:
 
 @dataclass
 class EvalSettings:
-    split: str = "eval_in_distribution"
-    num_tasks: int = 60
-    batch_size: int = 60  # environments played in parallel
+    # a split of the chosen env (checked against its splits by TrainSchema / EvalSchema)
+    split: str = checked("eval_in_distribution", lambda v: isinstance(v, str) and v.strip() != "",
+                         "a split name of the env (e.g. eval_in_distribution)", bad=("",), good=("train",))
+    num_tasks: int = bounded(60, ge=1)  # the first tasks of the split (all of them when it holds fewer)
+    batch_size: int = bounded(60, ge=1)  # environments played in parallel
     before: bool = True  # evaluate before training
     after: bool = True  # evaluate after training
     # beyond the training range (cli/eval_range.py): the out-of-distribution split's depth / size
-    depth: int | None = None  # -> env.ood_depth (algebra, craft)
-    size: int | None = None  # -> env.ood_size (maze) or env.ood_num_chunks (longctx)
+    depth: int | None = bounded(None, ge=1)  # -> env.ood_depth (algebra, craft)
+    size: int | None = bounded(None, ge=1)  # -> env.ood_size (maze) or env.ood_num_chunks (longctx)
     # greedy: each task once, argmax decoding | sample: samples_per_task episodes per task drawn from
     # the policy as it is trained (temperature / choice softmax of agent.*), success averaged over them
-    mode: str = "sample"
-    samples_per_task: int = 4
-    sample_seed: int = 0  # the sampling stream of mode=sample (fixed: the same weights replay the same episodes)
+    mode: str = choice("sample", EVAL_MODES)
+    samples_per_task: int = bounded(4, ge=1)
+    sample_seed: int = random_seed(0)  # the sampling stream of mode=sample (fixed: the same weights replay the same episodes)
     also_greedy: bool = True  # mode=sample: also play each task greedily once (keys greedy/…, one more table row)
 
     def __post_init__(self):
-        check_mode(self.mode)
-        if self.samples_per_task < 1:
-            raise ValueError(f"eval.samples_per_task: must be >= 1, got {self.samples_per_task}")
+        check_instance(self, "eval")
         if self.mode == "greedy" and self.samples_per_task != 1:
             raise ValueError(f"eval.samples_per_task={self.samples_per_task} with eval.mode=greedy would replay "
                              f"identical episodes; set eval.mode=sample, or eval.samples_per_task=1")
@@ -90,29 +97,54 @@ class EvalSettings:
 
 @dataclass
 class TrainSchema:
-    run_dir: str = "runs/run"
-    seed: int = 0
-    resume: str | None = None  # a run folder to continue exactly where it stopped
+    ROOT_SCHEMA: ClassVar[bool] = True  # its keys are the command line's own (errors name trainer.max_steps)
+    run_dir: str = path("runs/run")
+    seed: int = random_seed(0)
+    resume: str | None = path(None, empty="no resume")  # a run folder to continue exactly where it stopped
     overwrite: bool = False  # allow writing into a folder that already holds a run
     debug: bool = False  # true: an error prints its full traceback after the one-line message
-    algo: Any = None
-    env: Any = None
-    model: Any = None
-    rollout: Any = None
+    # component nodes, each checked against its registered Config by build_component
+    algo: Any = component()
+    env: Any = component()
+    model: Any = component()
+    rollout: Any = component()
     # configured callbacks, e.g. ``+callbacks=heircommit``: {key: {name: <registry name>, ...its Config}}
-    callbacks: Any = None
+    callbacks: Any = component()
     agent: AgentSettings = field(default_factory=AgentSettings)
     trainer: TrainerSettings = field(default_factory=TrainerSettings)
     warmstart: WarmStartSettings = field(default_factory=WarmStartSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
 
+    def __post_init__(self):
+        check_split(self.eval.split, self.env)
+
 
 @dataclass
 class EvalSchema:
-    checkpoint: str = "???"  # a run folder (uses <run>/policy) or a Hugging Face model folder
-    seed: int = 0
+    ROOT_SCHEMA: ClassVar[bool] = True
+    # a run folder (uses <run>/policy) or a Hugging Face model folder
+    checkpoint: str = path("???")
+    seed: int = random_seed(0)
     debug: bool = False  # true: an error prints its full traceback after the one-line message
-    env: Any = None
-    rollout: Any = None
+    env: Any = component()
+    rollout: Any = component()
     agent: AgentSettings = field(default_factory=AgentSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+
+    def __post_init__(self):
+        check_split(self.eval.split, self.env)
+
+
+def check_split(split: str, env_node) -> None:
+    """``eval.split`` must be one of the chosen env's splits (when the env is known and installed;
+    an unknown env is reported by build_component)."""
+    name = env_node.get("name") if isinstance(env_node, dict) else None
+    if not name:
+        return
+    try:
+        env_cls = registry.envs.get(name)
+    except registry.RegistryError:
+        return
+    splits = list(getattr(env_cls, "splits", ()))
+    if splits and split not in splits:
+        raise ValueError(f"eval.split: env '{name}' has no split '{split}'; choose one of {splits}")

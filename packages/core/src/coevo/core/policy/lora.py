@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import copy
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
+
+from coevo.core.fields import bounded, free_text
 
 
 @dataclass
 class LoraSettings:
     enabled: bool = False  # train LoRA adapters instead of all weights
-    r: int = 8  # adapter rank
-    alpha: int = 16  # scaling numerator (scale = alpha / r)
-    dropout: float = 0.0
-    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+    r: int = bounded(8, ge=1)  # adapter rank
+    alpha: int = bounded(16, ge=1)  # scaling numerator (scale = alpha / r)
+    dropout: float = bounded(0.0, ge=0, lt=1)  # dropout on the adapter input
+    # names of the model's modules to adapt (the model's own names: free text, at least one)
+    target_modules: list[str] = free_text(["q_proj", "k_proj", "v_proj", "o_proj"], length=(1, None))
 
 
 def apply_lora(model: torch.nn.Module, settings: LoraSettings) -> torch.nn.Module:

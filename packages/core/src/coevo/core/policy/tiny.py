@@ -7,17 +7,31 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedTokenizerBase, Qwen2Config, Qwen2ForCausalLM
 
+from coevo.core.fields import bounded, random_seed
+from coevo.core.policy.tokenizer import SPECIAL_TOKENS
+
+MIN_VOCAB = 256 + len(SPECIAL_TOKENS)  # the byte-level alphabet plus the special tokens
+
 
 @dataclass
 class TinyModelConfig:
-    hidden_size: int = 128  # width of the residual stream
-    num_layers: int = 4  # transformer blocks
-    num_heads: int = 4  # query heads
-    num_kv_heads: int = 2  # key/value heads (grouped-query attention)
-    intermediate_size: int = 512  # MLP width
-    max_position_embeddings: int = 2048
-    vocab_size: int = 1024  # size of the BPE vocabulary trained on the environment's text
-    seed: int = 0  # initialisation seed
+    hidden_size: int = bounded(128, ge=1)  # width of the residual stream (a multiple of num_heads)
+    num_layers: int = bounded(4, ge=1)  # transformer blocks
+    num_heads: int = bounded(4, ge=1)  # query heads (a multiple of num_kv_heads)
+    num_kv_heads: int = bounded(2, ge=1)  # key/value heads (grouped-query attention)
+    intermediate_size: int = bounded(512, ge=1)  # MLP width
+    max_position_embeddings: int = bounded(2048, ge=1)  # longest sequence the model takes
+    # size of the BPE vocabulary trained on the environment's text: >= the 256 byte symbols + 4 specials
+    vocab_size: int = bounded(1024, ge=MIN_VOCAB)
+    seed: int = random_seed(0)  # initialisation seed
+
+    def __post_init__(self):
+        if self.hidden_size % self.num_heads:
+            raise ValueError(f"model.hidden_size={self.hidden_size} is not a multiple of model.num_heads="
+                             f"{self.num_heads}; choose sizes with hidden_size % num_heads == 0")
+        if self.num_heads % self.num_kv_heads:
+            raise ValueError(f"model.num_heads={self.num_heads} is not a multiple of model.num_kv_heads="
+                             f"{self.num_kv_heads}; choose num_kv_heads dividing num_heads")
 
 
 def build_tiny_model(config: TinyModelConfig, tokenizer: PreTrainedTokenizerBase) -> Qwen2ForCausalLM:

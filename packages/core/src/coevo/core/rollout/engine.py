@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 import torch
 
+from coevo.core.fields import bounded
+
 
 @dataclass
 class SamplingSettings:
-    temperature: float = 1.0  # 0 means greedy
-    top_p: float = 1.0
-    max_new_tokens: int = 24  # length limit of one agent turn
+    temperature: float = bounded(1.0, ge=0)  # 0 means greedy
+    top_p: float = bounded(1.0, gt=0, le=1)  # nucleus share of probability mass (1: the whole distribution)
+    max_new_tokens: int = bounded(24, ge=1)  # length limit of one agent turn
 
 
 @dataclass

@@ -15,6 +15,7 @@ from transformers import GenerationConfig
 from coevo.core import registry
 from coevo.core.algos.buckets import padded_buckets
 from coevo.core.algos.fsdp_policy import unwrap_sharded
+from coevo.core.fields import bounded, registry_name
 from coevo.core.policy.candidates import packed_candidate_token_logprobs
 from coevo.core.policy.logprobs import gather_token_logprobs
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
@@ -23,8 +24,8 @@ from coevo.core.rollout.sync_check import SyncCheckSettings
 
 @dataclass
 class HFEngineConfig:
-    name: str = "hf"
-    max_batch_tokens: int = 16384  # padded tokens per forward pass when scoring candidates
+    name: str = registry_name("hf")
+    max_batch_tokens: int = bounded(16384, ge=1)  # padded tokens per forward pass when scoring candidates
     sync_check: SyncCheckSettings = field(default_factory=SyncCheckSettings)  # engine vs trainer log-probs
 
 

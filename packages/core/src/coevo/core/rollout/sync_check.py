@@ -14,17 +14,18 @@ from dataclasses import dataclass
 
 import torch
 
+from coevo.core.fields import bounded, check_instance
+
 
 @dataclass
 class SyncCheckSettings:
     enabled: bool = True  # compare engine and trainer log-probs every training step
     # largest allowed mean |engine log-prob - trainer log-prob| over a step's agent tokens; fp32 on
     # CPU agrees to ~1e-5, bf16 engines typically to ~1e-2
-    max_abs_diff: float = 0.05
+    max_abs_diff: float = bounded(0.05, gt=0)  # disable the check with rollout.sync_check.enabled=false
 
     def __post_init__(self):
-        if self.max_abs_diff <= 0:
-            raise ValueError("rollout.sync_check.max_abs_diff: must be > 0 (disable with rollout.sync_check.enabled=false)")
+        check_instance(self, "rollout.sync_check")
 
 
 class WeightSyncError(RuntimeError):

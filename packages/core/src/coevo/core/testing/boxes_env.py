@@ -13,16 +13,17 @@ from dataclasses import dataclass
 
 from coevo.core import registry
 from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.core.fields import bounded, random_seed
 
 COLOURS = ("red", "blue", "green", "yellow", "white", "black")
 
 
 @dataclass
 class BoxesConfig:
-    num_boxes: int = 3  # boxes in the room (at most 6)
-    max_steps: int = 4
-    eval_size: int = 12  # tasks in each eval split
-    seed: int = 0
+    num_boxes: int = bounded(3, ge=1, le=len(COLOURS))  # boxes in the room (one per colour)
+    max_steps: int = bounded(4, ge=1)  # steps per episode (the expert needs 2)
+    eval_size: int = bounded(12, ge=1)  # tasks in each eval split
+    seed: int = random_seed(0)
 
 
 @registry.envs.register("boxes")
