@@ -51,9 +51,16 @@ def test_resume_reproduces_an_uninterrupted_run(compose_train, tmp_path):
     first = compose_train("trainer.max_steps=2", "eval.before=false", "eval.after=false",
                           f"run_dir={tmp_path / 'split'}")
     train.run(first)
-    resumed = compose_train("trainer.max_steps=4", f"resume={tmp_path / 'split'}")
+    # what a kill -9 during step 3 leaves: a torn metrics line, half-written checkpoint and policy export
+    split = tmp_path / "split"
+    with (split / "metrics.jsonl").open("a") as handle:
+        handle.write('{"step": 3, "train/rew')
+    (split / "checkpoints" / "last.ckpt.tmp-999999").write_bytes(b"\x80\x02half")
+    (split / "policy.tmp-999999").mkdir()
+    resumed = compose_train("trainer.max_steps=4", f"resume={split}", "eval.before=false", "eval.after=false")
     result = train.run(resumed)
     assert result["steps"] == 4
+    assert not (split / "checkpoints" / "last.ckpt.tmp-999999").exists() and not (split / "policy.tmp-999999").exists()
     a, b = _weights(tmp_path / "straight"), _weights(tmp_path / "split")
     assert a.keys() == b.keys()
     for name in a:

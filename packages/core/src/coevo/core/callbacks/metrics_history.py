@@ -1,17 +1,41 @@
 """Append the logged training metrics of every step to ``metrics.jsonl`` (for plots and tests).
 
 On resume, rows after the resumed step are dropped first, so the file matches an uninterrupted run.
+A line that does not parse (a kill -9 in the middle of a write leaves a torn last line) is dropped
+with a message instead of stopping the resume; the repaired file replaces the old one atomically.
 With several processes only rank 0 writes (the module's metrics are already reduced over ranks).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 from pathlib import Path
 
 import lightning as L
 
 from coevo.core import registry
+
+log = logging.getLogger(__name__)
+
+
+def read_rows(path: Path) -> tuple[list[dict], int]:
+    """``(rows that parse as JSON objects with a step, number of lines dropped)``."""
+    rows, dropped = [], 0
+    for line in path.read_text(errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            dropped += 1
+            continue
+        if isinstance(row, dict) and isinstance(row.get("step"), int):
+            rows.append(row)
+        else:
+            dropped += 1
+    return rows, dropped
 
 
 @registry.callbacks.register("metrics_history")
@@ -22,11 +46,13 @@ class MetricsHistory(L.Callback):
     def on_train_start(self, trainer, pl_module) -> None:
         if not trainer.is_global_zero or not self.path.is_file():
             return
-        keep = [
-            line for line in self.path.read_text().splitlines()
-            if line.strip() and json.loads(line)["step"] <= trainer.global_step
-        ]
-        self.path.write_text("".join(line + "\n" for line in keep))
+        rows, dropped = read_rows(self.path)
+        if dropped:
+            log.warning("%s: dropped %d unreadable line(s) (a write cut short by a kill)", self.path, dropped)
+        keep = [row for row in rows if row["step"] <= trainer.global_step]
+        tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
+        tmp.write_text("".join(json.dumps(row) + "\n" for row in keep))
+        os.replace(tmp, self.path)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         if not trainer.is_global_zero:
@@ -36,4 +62,4 @@ class MetricsHistory(L.Callback):
         row = {"step": trainer.global_step, **getattr(pl_module, "step_metrics", {})}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as handle:
-            handle.write(json.dumps(row) + "\n")
+            handle.write(json.dumps(row) + "\n")  # one write: a kill leaves at most this line torn
