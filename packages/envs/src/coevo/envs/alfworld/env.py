@@ -19,12 +19,14 @@ environment raises ``AlfworldNotInstalled`` with that advice, and nothing else i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.core.fields import bounded, choice
+from coevo.core.fields import path as path_field
 from coevo.envs.alfworld.engine import AlfworldEngine, require_alfworld
 from coevo.envs.alfworld.games import Game, resolve_data_dir, split_games
 from coevo.envs.household.catalog import TASK_TYPES
@@ -59,9 +61,11 @@ class AlfworldEnv(Environment):
 
     @dataclass
     class Config:
-        data_dir: str = ""  # folder holding json_2.1.1/ (ALFWorld's $ALFWORLD_DATA); empty: $ALFWORLD_DATA
-        task_types: list[str] = field(default_factory=_all_task_types)  # games of these types only
-        max_steps: int = 50  # the episode ends unsuccessfully after this many steps (ALFWorld: 50)
+        # folder holding json_2.1.1/ (ALFWorld's $ALFWORLD_DATA); empty: $ALFWORLD_DATA
+        data_dir: str = path_field("", empty="$ALFWORLD_DATA")
+        task_types: list[str] = choice(_all_task_types, TASK_TYPES, length=(1, None))  # games of these types only
+        # the episode ends unsuccessfully after this many steps (ALFWorld: 50)
+        max_steps: int = bounded(50, ge=1)
 
     def __init__(self, config: Config | None = None):
         self.config = config if config is not None else self.Config()

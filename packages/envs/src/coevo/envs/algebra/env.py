@@ -24,6 +24,7 @@ from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import Task
+from coevo.core.fields import bounded, random_seed
 from coevo.envs.algebra.expression import Expr, Num, Op, depth, evaluate, render, substitute
 from coevo.envs.algebra.generation import generate_expression
 from coevo.envs.algebra.goals import GRAMMAR, check_subgoal, parse_goal
@@ -49,14 +50,14 @@ class AlgebraEnv(RecursiveEnv):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed; each task's seed derives from (split, index, seed)
-        depth: int = 4  # nesting depth of the expressions of train and eval_in_distribution
-        ood_depth: int = 0  # depth in eval_out_of_distribution; 0: 2 x depth
-        modulus: int = 10  # values are taken modulo this (answers 0..modulus-1)
-        max_steps: int = 3  # steps per episode (one answer ends it; invalid replies count)
-        expert_leaf_depth: int = 1  # the recursive oracle answers itself at most this deep
-        eval_in_distribution_size: int = 60
-        eval_out_of_distribution_size: int = 60
+        seed: int = random_seed(0)  # base seed; each task's seed derives from (split, index, seed)
+        depth: int = bounded(4, ge=1)  # nesting depth of the expressions of train and eval_in_distribution
+        ood_depth: int = bounded(0, ge=0)  # depth in eval_out_of_distribution (more than depth); 0: 2 x depth
+        modulus: int = bounded(10, ge=2)  # values are taken modulo this (answers 0..modulus-1)
+        max_steps: int = bounded(3, ge=1)  # steps per episode (one answer ends it; invalid replies count)
+        expert_leaf_depth: int = bounded(1, ge=1)  # the recursive oracle answers itself at most this deep
+        eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
+        eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
     def __init__(self, config: Config | None = None):
         super().__init__()

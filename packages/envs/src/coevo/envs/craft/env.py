@@ -30,6 +30,7 @@ from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import Task
+from coevo.core.fields import bounded, random_seed
 from coevo.envs.craft.goals import GRAMMAR, check_subgoal, parse_goal
 from coevo.envs.craft.planner import delegations, next_action, plan_length
 from coevo.envs.craft.recipes import RecipeBook, generate_book
@@ -48,13 +49,13 @@ class CraftEnv(RecursiveEnv):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed; each task's seed derives from (split, index, seed)
-        depth: int = 3  # crafts from base items to the target in train and eval_in_distribution
-        ood_depth: int = 0  # depth in eval_out_of_distribution; 0: 2 x depth
-        max_get: int = 5  # most base items one 'get' takes
-        max_steps: int = 0  # steps per episode (each agent); 0: twice the flat oracle's, plus 5
-        eval_in_distribution_size: int = 60
-        eval_out_of_distribution_size: int = 60
+        seed: int = random_seed(0)  # base seed; each task's seed derives from (split, index, seed)
+        depth: int = bounded(3, ge=1)  # crafts from base items to the target in train and eval_in_distribution
+        ood_depth: int = bounded(0, ge=0)  # depth in eval_out_of_distribution (more than depth); 0: 2 x depth
+        max_get: int = bounded(5, ge=1)  # most base items one 'get' takes
+        max_steps: int = bounded(0, ge=0)  # steps per episode (each agent); 0: twice the flat oracle's, plus 5
+        eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
+        eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
     def __init__(self, config: Config | None = None):
         super().__init__()

@@ -12,11 +12,12 @@ With the oracle's search, a task needs at most about ``2 * num_receptacles + 7``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import StepResult, Task
+from coevo.core.fields import bounded, choice, random_seed
 from coevo.envs.household import wording
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.commands import admissible_commands, apply_command
@@ -42,17 +43,18 @@ class HouseholdEnv(ProceduralEnv):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed; each task's seed is derived from (split, index, seed)
-        task_types: list[str] = field(default_factory=_default_task_types)  # round-robin by index
-        num_receptacles: int = 6  # receptacles per room (the task's needs included)
-        max_per_kind: int = 2  # at most this many receptacles of one kind (cabinet 1, cabinet 2)
-        num_objects: int = 2  # distractor objects besides the goal object(s)
-        closed_fraction: float = 0.5  # chance an openable receptacle starts closed (ALFWorld: 1.0)
-        usual_place_prob: float = 0.75  # chance an object starts where its kind is usually kept
+        seed: int = random_seed(0)  # base seed; each task's seed is derived from (split, index, seed)
+        task_types: list[str] = choice(_default_task_types, TASK_TYPES, length=(1, None))  # round-robin by index
+        # receptacles per room (the task's needs included: target, appliance, lamp holder, hideout)
+        num_receptacles: int = bounded(6, ge=4)
+        max_per_kind: int = bounded(2, ge=1)  # at most this many receptacles of one kind (cabinet 1, cabinet 2)
+        num_objects: int = bounded(2, ge=0)  # distractor objects besides the goal object(s)
+        closed_fraction: float = bounded(0.5, ge=0, le=1)  # chance an openable receptacle starts closed (ALFWorld: 1.0)
+        usual_place_prob: float = bounded(0.75, ge=0, le=1)  # chance an object starts where its kind is usually kept
         goal_variants: bool = True  # use both of ALFWorld's phrasings per task type (else the first)
-        max_steps: int = 20  # episode ends unsuccessfully after this many steps
-        eval_in_distribution_size: int = 60  # tasks in split "eval_in_distribution"
-        eval_out_of_distribution_size: int = 60  # tasks in split "eval_out_of_distribution"
+        max_steps: int = bounded(20, ge=1)  # episode ends unsuccessfully after this many steps
+        eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
+        eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
     def __init__(self, config: Config | None = None):
         self.config = config if config is not None else self.Config()

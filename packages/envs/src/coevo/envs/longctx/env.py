@@ -34,12 +34,13 @@ documents ``multiple`` context windows long (set it as ``env.num_chunks``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from coevo.core import registry
 from coevo.core.agent.parsing import format_action
 from coevo.core.env.protocol import Task
+from coevo.core.fields import bounded, choice, random_seed
 from coevo.envs.longctx import length
 from coevo.envs.longctx.goals import GRAMMAR, check_subgoal, parse_goal
 from coevo.envs.longctx.questions import ROOT_KINDS, Question
@@ -74,21 +75,25 @@ class LongCtxEnv(RecursiveEnv):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed; each task's seed derives from (split, index, seed)
-        num_chunks: int = 8  # chunks per document in train and eval_in_distribution
-        ood_num_chunks: int = 0  # chunks in eval_out_of_distribution; 0: 4 × num_chunks
-        records_per_chunk: int = 10  # records per chunk (one line each)
-        values_per_field: int = 0  # k > 0: a document uses only k cities and k colours (more matches); 0: all
-        question_kinds: list[str] = field(default_factory=_default_kinds)  # round-robin by task index
-        max_steps: int = 0  # steps per episode; 0: the episode's chunks + 5 (read all, answer, slack)
-        expert_leaf_chunks: int = 2  # the recursive oracle reads ranges of at most this many chunks
-        expert_fanout: int = 2  # and splits bigger ranges into this many sub-goals
+        seed: int = random_seed(0)  # base seed; each task's seed derives from (split, index, seed)
+        num_chunks: int = bounded(8, ge=1)  # chunks per document in train and eval_in_distribution
+        # chunks in eval_out_of_distribution (more than num_chunks); 0: 4 × num_chunks
+        ood_num_chunks: int = bounded(0, ge=0)
+        records_per_chunk: int = bounded(10, ge=1)  # records per chunk (one line each)
+        # k > 0: a document uses only k cities and k colours (more matches); 0: all
+        values_per_field: int = bounded(0, ge=0)
+        # round-robin by task index
+        question_kinds: list[str] = choice(_default_kinds, ROOT_KINDS, length=(1, None))
+        # steps per episode; 0: the episode's chunks + 5 (read all, answer, slack)
+        max_steps: int = bounded(0, ge=0)
+        expert_leaf_chunks: int = bounded(2, ge=1)  # the recursive oracle reads ranges of at most this many chunks
+        expert_fanout: int = bounded(2, ge=2)  # and splits bigger ranges into this many sub-goals
         # the oracle's answer after reading shows its work, one mark per record read:
         # <think>rome: delhi 0 rome 1 …</think> (the filter value, then each record's value of the
         # question's field and 1 if it matches); a parent's count/sum after reports: <think>2 + 3 = 5</think>
         expert_think: bool = False
-        eval_in_distribution_size: int = 60
-        eval_out_of_distribution_size: int = 60
+        eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
+        eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
     def __init__(self, config: Config | None = None):
         super().__init__()

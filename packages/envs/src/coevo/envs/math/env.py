@@ -12,11 +12,13 @@ Problems come from the generator (``problem_types`` round-robin by task index, n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.core.fields import bounded, choice, random_seed
+from coevo.core.fields import path as path_field
 from coevo.envs.math.answers import answers_match, extract_boxed
 from coevo.envs.math.dataset import load_problems, require_file
 from coevo.envs.math.generator import PROBLEM_TYPES, generate_problem
@@ -43,15 +45,23 @@ class MathEnv(Environment):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed; each generated problem derives from (split, index, seed)
-        difficulty: int = 1  # 1..5: size of the numbers (and terms) of generated problems
-        problem_types: list[str] = field(default_factory=_default_problem_types)  # round-robin by index
-        max_attempts: int = 1  # 1: single-turn; more: "Incorrect. Try again." until the attempts run out
-        data_file: str = ""  # JSONL of {problem, answer} rows; set: tasks come from files, not the generator
-        eval_data_file: str = ""  # eval_in_distribution rows; empty: hold out the last rows of data_file
-        ood_data_file: str = ""  # eval_out_of_distribution rows (with data_file); empty: that split is empty
-        eval_in_distribution_size: int = 100  # generated eval tasks, or rows held out of data_file
-        eval_out_of_distribution_size: int = 100  # generated OOD tasks (larger numbers, unseen templates)
+        seed: int = random_seed(0)  # base seed; each generated problem derives from (split, index, seed)
+        # 1..5: size of the numbers (and terms) of generated problems
+        difficulty: int = bounded(1, ge=1, le=MAX_DIFFICULTY)
+        # round-robin by index
+        problem_types: list[str] = choice(_default_problem_types, PROBLEM_TYPES, length=(1, None))
+        # 1: single-turn; more: "Incorrect. Try again." until the attempts run out
+        max_attempts: int = bounded(1, ge=1)
+        # JSONL of {problem, answer} rows; set: tasks come from files, not the generator
+        data_file: str = path_field("", empty="the generator")
+        # eval_in_distribution rows; empty: hold out the last rows of data_file
+        eval_data_file: str = path_field("", empty="hold out the last rows of data_file")
+        # eval_out_of_distribution rows (with data_file); empty: that split is empty
+        ood_data_file: str = path_field("", empty="that split is empty")
+        # generated eval tasks, or rows held out of data_file (0: none held out, with eval_data_file)
+        eval_in_distribution_size: int = bounded(100, ge=0)
+        # generated OOD tasks (larger numbers, unseen templates)
+        eval_out_of_distribution_size: int = bounded(100, ge=0)
 
     def __init__(self, config: Config | None = None):
         self.config = c = config if config is not None else self.Config()

@@ -28,6 +28,7 @@ from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import Task
+from coevo.core.fields import bounded, random_seed
 from coevo.envs.maze import render
 from coevo.envs.maze.goals import GRAMMAR, check_subgoal, parse_goal
 from coevo.envs.maze.grid import DIRECTIONS, Cell, Maze, farthest_cell, generate_maze
@@ -46,14 +47,15 @@ class MazeEnv(RecursiveEnv):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed; each task's seed derives from (split, index, seed)
-        size: int = 6  # cells per side in train and eval_in_distribution
-        ood_size: int = 0  # cells per side in eval_out_of_distribution; 0: 2 x size
+        seed: int = random_seed(0)  # base seed; each task's seed derives from (split, index, seed)
+        size: int = bounded(6, ge=2)  # cells per side in train and eval_in_distribution (a start and a goal)
+        # cells per side in eval_out_of_distribution (more than size); 0: 2 x size
+        ood_size: int = bounded(0, ge=0)
         show_map: bool = True  # draw the map in the first observation
-        max_steps: int = 0  # steps per episode; 0: twice the shortest route plus size
-        expert_leaf_steps: int = 4  # the recursive oracle walks routes at most this long itself
-        eval_in_distribution_size: int = 60
-        eval_out_of_distribution_size: int = 60
+        max_steps: int = bounded(0, ge=0)  # steps per episode; 0: twice the shortest route plus size
+        expert_leaf_steps: int = bounded(4, ge=1)  # the recursive oracle walks routes at most this long itself
+        eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
+        eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
     def __init__(self, config: Config | None = None):
         super().__init__()

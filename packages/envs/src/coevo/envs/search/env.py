@@ -14,11 +14,13 @@ task type is ``hop1``..``hop3`` or the dataset name, so metrics are reported per
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from coevo.core import registry
 from coevo.core.env.protocol import Environment, StepResult, Task
+from coevo.core.fields import bounded, choice, random_seed
+from coevo.core.fields import path as path_field
 from coevo.envs.search.actions import ANSWER, SEARCH, format_reply, parse_reply, split_action
 from coevo.envs.search.corpus import (
     Passage,
@@ -71,21 +73,33 @@ class SearchEnv(Environment):
 
     @dataclass
     class Config:
-        seed: int = 0  # base seed: the synthetic knowledge base and each task's question
-        hops: list[int] = field(default_factory=_default_hops)  # synthetic hop counts, round-robin by index
-        num_people: int = 40  # size of the synthetic knowledge base (also num_people/2 companies, ...)
-        qa_file: str = ""  # training questions (JSONL/Parquet); empty: the synthetic knowledge base
-        eval_qa_file: str = ""  # eval_in_distribution questions; empty: hold out the last rows of qa_file
-        ood_qa_file: str = ""  # eval_out_of_distribution questions (with qa_file); empty: that split is empty
-        corpus_file: str = ""  # passages (FlashRAG JSONL) to search; required with qa_file
-        retriever: str = "bm25"  # "bm25" | "dense" (needs coevo-envs[dense])
-        embedding_model: str = ""  # dense: a sentence-transformers folder; empty: packaged all-MiniLM-L6-v2
-        top_k: int = 3  # passages returned per search
-        max_passage_words: int = 0  # truncate each returned passage to this many words; 0: whole
-        max_turns: int = 5  # turns (searches + the answer) before the episode ends unsuccessfully
-        index_dir: str = ".cache/coevo/search"  # where built indexes are cached (keyed by corpus + settings)
-        eval_in_distribution_size: int = 60  # synthetic eval tasks, or rows held out of qa_file
-        eval_out_of_distribution_size: int = 60  # synthetic OOD tasks (unseen entities and phrasings)
+        seed: int = random_seed(0)  # base seed: the synthetic knowledge base and each task's question
+        # synthetic hop counts (1, 2 or 3), round-robin by index
+        hops: list[int] = bounded(_default_hops, ge=1, le=3, length=(1, None))
+        # size of the synthetic knowledge base (also num_people/2 companies, ...); a 2-hop question needs 4
+        num_people: int = bounded(40, ge=4)
+        # training questions (JSONL/Parquet); empty: the synthetic knowledge base
+        qa_file: str = path_field("", empty="the synthetic knowledge base")
+        # eval_in_distribution questions; empty: hold out the last rows of qa_file
+        eval_qa_file: str = path_field("", empty="hold out the last rows of qa_file")
+        # eval_out_of_distribution questions (with qa_file); empty: that split is empty
+        ood_qa_file: str = path_field("", empty="that split is empty")
+        # passages (FlashRAG JSONL) to search; required with qa_file
+        corpus_file: str = path_field("", empty="none (the synthetic knowledge base)")
+        retriever: str = choice("bm25", RETRIEVERS)  # "bm25" | "dense" (needs coevo-envs[dense])
+        # dense: a sentence-transformers folder; empty: packaged all-MiniLM-L6-v2
+        embedding_model: str = path_field("", empty="the packaged all-MiniLM-L6-v2")
+        top_k: int = bounded(3, ge=1)  # passages returned per search
+        # truncate each returned passage to this many words; 0: whole
+        max_passage_words: int = bounded(0, ge=0)
+        # turns (searches + the answer) before the episode ends unsuccessfully
+        max_turns: int = bounded(5, ge=1)
+        # where built indexes are cached (keyed by corpus + settings)
+        index_dir: str = path_field(".cache/coevo/search")
+        # synthetic eval tasks, or rows held out of qa_file
+        eval_in_distribution_size: int = bounded(60, ge=1)
+        # synthetic OOD tasks (unseen entities and phrasings)
+        eval_out_of_distribution_size: int = bounded(60, ge=1)
 
     def __init__(self, config: Config | None = None):
         self.config = c = config if config is not None else self.Config()
