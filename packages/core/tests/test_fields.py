@@ -145,3 +145,13 @@ def test_the_walker_reports_an_undeclared_field_and_an_unenforced_declaration():
     assert field_problems(Loose, "y") == ["y.count: no declared range, choices or validator",
                                           "y.mode='b': accepted, but the declaration refuses it"]
     assert field_problems(Outer, "x") == []
+
+
+def test_a_subclass_that_only_changes_a_default_keeps_the_declaration():
+    @dataclass
+    class Faster(Outer):
+        steps: int = 5  # a new default, no new declaration
+
+    assert validate({}, Faster, "x").steps == 5
+    with pytest.raises(ConfigError, match=r"'x\.steps': must be >= 1, got 0"):
+        validate({"steps": 0}, Faster, "x")

@@ -13,7 +13,7 @@ import pytest
 
 from coevo.core import registry
 from coevo.core.cli.schema import EvalSchema, TrainSchema
-from coevo.core.testing.field_walk import declared_fields, field_problems, package_schemas
+from coevo.core.testing.field_walk import declared_fields, field_problems, key_prefix, package_schemas
 
 CORE = package_schemas("core")
 
@@ -29,8 +29,7 @@ def test_core_registers_the_components_walked_here():
 
 @pytest.mark.parametrize("component", sorted(CORE))
 def test_component_config_fields_are_declared_and_enforced(component):
-    prefix = component.split("=")[0]
-    assert field_problems(CORE[component], prefix) == []
+    assert field_problems(CORE[component], key_prefix(component)) == []
 
 
 def test_the_walk_reaches_nested_settings():

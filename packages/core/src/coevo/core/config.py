@@ -66,7 +66,7 @@ def check_declared(merged: DictConfig, schema: type, prefix: str) -> None:
             for i, item in enumerate(value):
                 check_declared(item, OmegaConf.get_type(item), f"{key}[{i}]")
             continue
-        spec = spec_of(f)
+        spec = spec_of(f, schema)
         if spec is None:
             continue
         plain = OmegaConf.to_container(value, resolve=True) if isinstance(value, (DictConfig, ListConfig)) else value

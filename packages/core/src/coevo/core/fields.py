@@ -283,6 +283,13 @@ def registry_name(default: str) -> Any:
     return checked(default, _is_name, "a registry name (e.g. the default)", bad=("", " x"), good=(default,))
 
 
+def split_name(default: Any, length: int | tuple[int, int | None] | None = None) -> Any:
+    """The name of an env's task split (or a list of them); which names exist depends on the env, so
+    the env's own ``splits`` are checked where the env is known (``eval.split``: the root schemas)."""
+    return checked(default, _is_name, "a split name of the env (e.g. eval_in_distribution)", bad=("",),
+                   good=("train",), length=length)
+
+
 def _is_node(value: Any) -> bool:
     return value is None or isinstance(value, dict)
 
@@ -294,8 +301,15 @@ def component(default: Any = None) -> Any:
                    bad=("a-string", 3), good=({"name": "x"},))
 
 
-def spec_of(f: dataclasses.Field) -> Spec | None:
-    return f.metadata.get(SPEC)
+def spec_of(f: dataclasses.Field, schema: type | None = None) -> Spec | None:
+    """The field's Spec; with ``schema``, a field a subclass redeclares with only a new default
+    (``name: str = "opsd"``) keeps the declaration of the nearest base class that has one."""
+    spec = f.metadata.get(SPEC)
+    for base in (schema.__mro__[1:] if spec is None and schema is not None else ()):
+        inherited = getattr(base, "__dataclass_fields__", {}).get(f.name)
+        if inherited is not None and inherited.metadata.get(SPEC) is not None:
+            return inherited.metadata[SPEC]
+    return spec
 
 
 def join(prefix: str, name: str) -> str:
@@ -311,7 +325,7 @@ def check_instance(obj: Any, prefix: str) -> None:
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         key = join(prefix, f.name)
-        spec = spec_of(f)
+        spec = spec_of(f, type(obj))
         problem = spec.check(list(value) if isinstance(value, tuple) else value) if spec is not None else None
         if problem:
             raise ValueError(f"{key}: {problem}")

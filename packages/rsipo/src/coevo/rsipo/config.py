@@ -6,52 +6,44 @@ Every "our choice" of the spec is a field here. λ (``opsd_coef``), κ (``trust.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from coevo.core.algos.grpo import GRPOConfig
 from coevo.core.algos.optim import OptimSettings
+from coevo.core.fields import bounded, check_instance, choice, free_text, registry_name
 
 SKILL_SOURCES = ("policy", "library")
 
 
 @dataclass
 class TrustSettings:
-    kappa: float = 1.0  # κ in ω = clip(1 + κ·Δ̃, 0, ω_max)
-    omega_max: float = 2.0  # ω_max (>= 1, so that a neutral skill keeps ω = 1)
-    type_decay: float = 0.9  # running per-type estimates: weight of the past per update of a type (1 = cumulative)
-    variance_floor: float = 0.01  # floor of the binomial variance σ_x² of a replay gain
+    kappa: float = bounded(1.0, ge=0)  # κ in ω = clip(1 + κ·Δ̃, 0, ω_max)
+    omega_max: float = bounded(2.0, ge=1)  # ω_max (>= 1, so that a neutral skill keeps ω = 1)
+    # running per-type estimates: weight of the past per update of a type (1 = cumulative)
+    type_decay: float = bounded(0.9, gt=0, le=1)
+    variance_floor: float = bounded(0.01, ge=0)  # floor of the binomial variance σ_x² of a replay gain
 
     def __post_init__(self):
-        if not (math.isfinite(self.kappa) and self.kappa >= 0):
-            raise ValueError(f"trust.kappa (κ) must be a finite number >= 0, got {self.kappa}")
-        if not (math.isfinite(self.omega_max) and self.omega_max >= 1):
-            raise ValueError(f"trust.omega_max (ω_max) must be a finite number >= 1, got {self.omega_max}")
-        if not 0 < self.type_decay <= 1:
-            raise ValueError(f"trust.type_decay must be in (0, 1], got {self.type_decay}")
-        if not (math.isfinite(self.variance_floor) and self.variance_floor >= 0):
-            raise ValueError(f"trust.variance_floor must be >= 0, got {self.variance_floor}")
+        check_instance(self, "algo.trust")
 
 
 @dataclass
 class SkillSettings:
-    source: str = "policy"  # policy: the policy writes them (on-policy) | library: the static library (baselines)
-    max_new_tokens: int = 64  # length limit of a written skill, in tokens
-    max_chars: int = 400  # longer parsed skills are cut and recorded as too_long
-    temperature: float = 1.0  # sampling temperature of skill writing (its log-probs use the same)
-    trajectories: int = 2  # attempts shown in the writing prompt (successes and failures alternate)
-    max_actions: int = 8  # last commands shown per attempt
-    context_prefix: str = "Skill: "  # the skill's line before the first user message (replay, teacher)
-    malformed_penalty: float = 0.0  # subtracted from the skill reward of an empty/malformed skill
-    min_verbs: int = 2  # command verbs that make a skill "procedural"
+    # policy: the policy writes them (on-policy) | library: the static library (baselines)
+    source: str = choice("policy", SKILL_SOURCES)
+    max_new_tokens: int = bounded(64, ge=1)  # length limit of a written skill, in tokens
+    max_chars: int = bounded(400, ge=1)  # longer parsed skills are cut and recorded as too_long
+    # sampling temperature of skill writing (its log-probs use the same; skills are sampled, so > 0)
+    temperature: float = bounded(1.0, gt=0)
+    trajectories: int = bounded(2, ge=1)  # attempts shown in the writing prompt (successes and failures alternate)
+    max_actions: int = bounded(8, ge=1)  # last commands shown per attempt
+    # the skill's line before the first user message (replay, teacher): any text
+    context_prefix: str = free_text("Skill: ")
+    malformed_penalty: float = bounded(0.0, ge=0)  # subtracted from the skill reward of an empty/malformed skill
+    min_verbs: int = bounded(2, ge=0)  # command verbs that make a skill "procedural"
 
     def __post_init__(self):
-        if self.source not in SKILL_SOURCES:
-            raise ValueError(f"algo.skill.source: unknown '{self.source}'; choose one of {list(SKILL_SOURCES)}")
-        if self.max_new_tokens < 1 or self.max_chars < 1:
-            raise ValueError("algo.skill.max_new_tokens and algo.skill.max_chars must be >= 1")
-        if self.temperature <= 0:
-            raise ValueError("algo.skill.temperature must be > 0 (skills are sampled)")
+        check_instance(self, "algo.skill")
 
 
 @dataclass
@@ -64,50 +56,42 @@ class WarmupSettings:
     # share of core's warm-start expert episodes that also give a writing example (0: none). Where the
     # policy writes skills, they join the warm start itself (coevo.rsipo.demonstrations): the tokenizer
     # learns the skills' words and SFT teaches the format beside acting.
-    warm_start_share: float = 0.5
-    steps: int = 0  # optimizer steps of a separate fine-tune after the warm start (0 disables)
-    batch_size: int = 8
-    episodes: int = 48  # expert episodes the examples are built from
-    lr: float = 1e-4  # 3e-3 for 40 steps eroded acting: sampled success 37% -> 3% at the first RL step
-    acting_fraction: float = 0.5  # share of each batch that are expert acting examples (keeps acting intact)
+    warm_start_share: float = bounded(0.5, ge=0, le=1)
+    # optimizer steps of a separate fine-tune after the warm start (0 disables)
+    steps: int = bounded(0, ge=0)
+    batch_size: int = bounded(8, ge=1)  # examples per optimizer step of that fine-tune
+    episodes: int = bounded(48, ge=1)  # expert episodes the examples are built from
+    # 3e-3 for 40 steps eroded acting: sampled success 37% -> 3% at the first RL step
+    lr: float = bounded(1e-4, gt=0)
+    # share of each batch that are expert acting examples (keeps acting intact; < 1 leaves room for writing)
+    acting_fraction: float = bounded(0.5, ge=0, lt=1)
+    # train-split index of the first expert episode (disjoint from RL's)
+    first_index: int = bounded(2_000_000, ge=0)
 
     def __post_init__(self):
-        if self.steps < 0 or self.batch_size < 1 or self.episodes < 1:
-            raise ValueError("algo.warmup: steps must be >= 0, batch_size and episodes >= 1")
-        if not 0 <= self.warm_start_share <= 1:
-            raise ValueError(f"algo.warmup.warm_start_share must be in [0, 1], got {self.warm_start_share}")
-        if not 0 <= self.acting_fraction < 1:
-            raise ValueError(f"algo.warmup.acting_fraction must be in [0, 1), got {self.acting_fraction}")
-    first_index: int = 2_000_000  # train-split index of the first expert episode (disjoint from RL's)
+        check_instance(self, "algo.warmup")
 
 
 @dataclass
 class RSIPOConfig(GRPOConfig):
-    name: str = "rsipo"
+    name: str = registry_name("rsipo")
     rlvr: bool = True  # the GRPO term L_RLVR
-    opsd_coef: float = 1.0  # λ, weight of L_OPSD(ω) (0: no teacher scoring)
-    skill_coef: float = 1.0  # weight of L_skill
+    opsd_coef: float = bounded(1.0, ge=0)  # λ, weight of L_OPSD(ω) (0: no teacher scoring)
+    skill_coef: float = bounded(1.0, ge=0)  # weight of L_skill
     skill_evolution: bool = True  # False: no L_skill, skills written by the frozen initial policy
     dynamic_trust: bool = True  # False: ω ≡ 1
     student_skills: bool = False  # library skills in the *student's* context while training (Skill-GRPO)
-    replay_fraction: float = 0.5  # share of each group replayed with the skill (H_r)
-    opsd_turns: int = 0  # student turns per step scored by the teacher and distilled (random, seeded); 0 = all
-    default_type: str = "default"  # type of tasks that have none (with a warning)
+    replay_fraction: float = bounded(0.5, gt=0, lt=1)  # share of each group replayed with the skill (H_r)
+    # student turns per step scored by the teacher and distilled (random, seeded); 0 = all
+    opsd_turns: int = bounded(0, ge=0)
+    default_type: str = free_text("default")  # type of tasks that have none (with a warning): a label
     trust: TrustSettings = field(default_factory=TrustSettings)
     skill: SkillSettings = field(default_factory=SkillSettings)
     warmup: WarmupSettings = field(default_factory=WarmupSettings)
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
 
     def __post_init__(self):
-        super().__post_init__()
-        if not (math.isfinite(self.opsd_coef) and self.opsd_coef >= 0):
-            raise ValueError(f"algo.opsd_coef (λ) must be a finite number >= 0, got {self.opsd_coef}")
-        if not (math.isfinite(self.skill_coef) and self.skill_coef >= 0):
-            raise ValueError(f"algo.skill_coef must be a finite number >= 0, got {self.skill_coef}")
-        if self.opsd_turns < 0:
-            raise ValueError(f"algo.opsd_turns must be >= 0 (0: every turn), got {self.opsd_turns}")
-        if not 0 < self.replay_fraction < 1:
-            raise ValueError(f"algo.replay_fraction must be in (0, 1), got {self.replay_fraction}")
+        super().__post_init__()  # checks every declared field (GRPOConfig)
         if self.updates_per_batch != 1:
             raise ValueError("algo.updates_per_batch: RSIPO takes one update per batch (L = L_RLVR + λ L_OPSD + L_skill)")
 

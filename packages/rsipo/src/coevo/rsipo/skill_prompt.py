@@ -22,6 +22,7 @@ from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule
 from coevo.core.config import ConfigError
 from coevo.core.evaluation import EVAL_MODES, eval_tasks, play_tasks
+from coevo.core.fields import bounded, choice, free_text, random_seed, registry_name, split_name
 from coevo.core.reporting import success_table
 from coevo.rsipo.skills.library import library, static_skill
 from coevo.rsipo.teacher import skill_context
@@ -29,15 +30,16 @@ from coevo.rsipo.teacher import skill_context
 
 @dataclass
 class SkillPromptConfig:
-    name: str = "skill_prompt"
-    tasks_per_step: int = 1  # the data module's batch (unused: nothing is trained)
-    split: str = "eval_in_distribution"  # split evaluated with skills (match eval.split)
-    num_tasks: int = 60  # tasks evaluated (match eval.num_tasks)
-    batch_size: int = 60  # environments played in parallel
-    mode: str = "sample"  # sample | greedy (match eval.mode)
-    samples_per_task: int = 4  # mode=sample (match eval.samples_per_task)
-    sample_seed: int = 0
-    context_prefix: str = "Skill: "
+    name: str = registry_name("skill_prompt")
+    tasks_per_step: int = bounded(1, ge=1)  # the data module's batch (unused: nothing is trained)
+    # split evaluated with skills (match eval.split; the env's splits are checked when it is played)
+    split: str = split_name("eval_in_distribution")
+    num_tasks: int = bounded(60, ge=1)  # tasks evaluated (match eval.num_tasks)
+    batch_size: int = bounded(60, ge=1)  # environments played in parallel
+    mode: str = choice("sample", EVAL_MODES)  # sample | greedy (match eval.mode)
+    samples_per_task: int = bounded(4, ge=1)  # mode=sample (match eval.samples_per_task)
+    sample_seed: int = random_seed(0)
+    context_prefix: str = free_text("Skill: ")  # the skill's line before the first user message: any text
     optim: OptimSettings = field(default_factory=OptimSettings)  # unused: no parameter changes
 
 

@@ -11,7 +11,16 @@ from coevo.core import registry
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.cli.strategy import STRATEGIES, FSDPSettings
 from coevo.core.evaluation import EVAL_MODES
-from coevo.core.fields import bounded, check_instance, checked, choice, component, path, random_seed
+from coevo.core.fields import (
+    bounded,
+    check_instance,
+    checked,
+    choice,
+    component,
+    path,
+    random_seed,
+    split_name,
+)
 from coevo.core.warmstart import PRECISIONS, WarmStartSettings
 
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda")
@@ -68,8 +77,7 @@ class TrainerSettings:
 @dataclass
 class EvalSettings:
     # a split of the chosen env (checked against its splits by TrainSchema / EvalSchema)
-    split: str = checked("eval_in_distribution", lambda v: isinstance(v, str) and v.strip() != "",
-                         "a split name of the env (e.g. eval_in_distribution)", bad=("",), good=("train",))
+    split: str = split_name("eval_in_distribution")
     num_tasks: int = bounded(60, ge=1)  # the first tasks of the split (all of them when it holds fewer)
     batch_size: int = bounded(60, ge=1)  # environments played in parallel
     before: bool = True  # evaluate before training

@@ -6,7 +6,7 @@ then tries each declared field through ``coevo.core.config.validate``: a field w
 declaration (other than a bool), a value just outside a range or a bogus choice that is accepted,
 a refusal whose message does not name the full key, or a value inside the range that is refused,
 is one line of the result (empty: every field checks its values). ``package_schemas(package)``
-gives the ``Config`` of every registered component a package provides.
+gives the ``Config`` of every registered component a package provides (``key_prefix`` its keys' prefix).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def declared_fields(schema: type, prefix: str = "", path: tuple[str, ...] = ()) 
         if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             yield from declared_fields(tp, key, here)
             continue
-        yield LeafField(key, here, tp, spec_of(f), _default(f))
+        yield LeafField(key, here, tp, spec_of(f, schema), _default(f))
 
 
 def _is_bool(tp: Any) -> bool:
@@ -146,7 +146,7 @@ def package_schemas(package: str) -> dict[str, type]:
     """``{"algo=grpo": GRPOConfig, …}``: the Config of every registered component whose class lives in
     ``coevo.<package>`` (components that fail to load, e.g. vllm without vLLM, are left out)."""
     prefixes = {"algorithms": "algo", "envs": "env", "models": "model", "rollout_engines": "rollout",
-                "callbacks": "callbacks.x"}
+                "callbacks": "callbacks"}
     found = {}
     for kind in KINDS:
         reg = getattr(registry, kind)
@@ -160,3 +160,10 @@ def package_schemas(package: str) -> dict[str, type]:
                 continue
             found[f"{prefixes[kind]}={name}"] = config
     return found
+
+
+def key_prefix(label: str) -> str:
+    """The key prefix of a ``package_schemas`` label: ``algo=grpo`` -> ``algo``, a configured callback
+    ``callbacks=heircommit`` -> ``callbacks.heircommit`` (its node's key under ``callbacks``)."""
+    kind, name = label.split("=", 1)
+    return f"callbacks.{name}" if kind == "callbacks" else kind
