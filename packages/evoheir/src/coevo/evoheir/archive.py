@@ -76,7 +76,7 @@ class Archive:
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
+        tmp = path.with_name(path.name + f".tmp-{os.getpid()}")  # left by a kill: removed by the next run's claim
         payload = {"cap": self.cap, "records": [r.as_dict() for r in self.records], "rejected": dict(self.rejected)}
         with tmp.open("w") as handle:
             json.dump(payload, handle, indent=1)
