@@ -92,7 +92,7 @@ def test_the_reported_goals_are_refused_with_a_reason():
     assert "at most 9 digits" in _fork_or_refuse(_started(MazeEnv), "reach (" + "1" * 400 + ", 2)")
     assert "longer than" in _fork_or_refuse(_started(MazeEnv), "reach (" + "1" * 5000 + ", 2)")
     assert "at most 9 digits" in _fork_or_refuse(_started(LongCtxEnv), "count colour=red in chunks 1-" + "9" * 50)
-    assert "more than 256" in _fork_or_refuse(_started(AlgebraEnv), "evaluate " + "1+" * 200 + "1")  # 401 tokens
+    assert "deeper than 128" in _fork_or_refuse(_started(AlgebraEnv), "evaluate " + "1+" * 200 + "1")  # 200 deep
     assert "longer than" in _fork_or_refuse(_started(AlgebraEnv), "evaluate " + "1 + " * 1000 + "1")
     assert len(_fork_or_refuse(_started(MazeEnv), "x" * 10**6)) < MAX_GOAL_CHARS  # the message stays short
 

@@ -3,10 +3,11 @@
 Usual precedence (``*`` before ``+``/``-``), left to right within a level, non-negative integer
 literals, parentheses; no unary minus. ``ExpressionSyntaxError`` says what is wrong and where.
 
-Model text is hostile input, so the work is bounded: at most ``MAX_TOKENS`` tokens (a tree of
-that many tokens is at most ``MAX_TOKENS // 2`` deep, so the recursive helpers of
-``expression`` stay far from Python's recursion limit), numbers of at most ``MAX_DIGITS``
-ASCII digits, parentheses nested at most ``MAX_NESTING`` deep.
+Model text is hostile input, so the work is bounded: at most ``MAX_TOKENS`` tokens, numbers of
+at most ``MAX_DIGITS`` ASCII digits, parentheses nested at most ``MAX_NESTING`` deep, and trees at
+most ``MAX_DEPTH`` deep (``1 + 1 + … + 1`` is a chain as deep as its terms; the recursive
+helpers of ``expression`` — ``render``, ``depth``, ``==`` — then stay far from Python's recursion
+limit).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import re
 from coevo.envs.algebra.expression import Expr, Num, Op
 
 MAX_NESTING = 64  # deeper parentheses are refused (no expression of a task comes close)
-MAX_TOKENS = 256  # longer expressions are refused (a task's has at most a few dozen tokens)
+MAX_TOKENS = 20_000  # longer expressions are refused (a depth-9 task has at most ~3,000)
+MAX_DEPTH = 128  # deeper trees are refused (tasks are generated 4-18 deep)
 MAX_DIGITS = 9
 _TOKEN = re.compile(r"\s*([0-9]+|[-+*()])")
 
@@ -28,7 +30,7 @@ class ExpressionSyntaxError(ValueError):
 def parse_expression(text: str) -> Expr:
     tokens = _tokenize(text)
     parser = _Parser(tokens)
-    expr = parser.sum()
+    expr, _ = parser.sum()
     if parser.position != len(tokens):
         raise ExpressionSyntaxError(f"unexpected {tokens[parser.position]!r} after a complete expression")
     return expr
@@ -60,28 +62,38 @@ class _Parser:
     def peek(self) -> str | None:
         return self.tokens[self.position] if self.position < len(self.tokens) else None
 
-    def sum(self) -> Expr:
-        expr = self.product()
+    def sum(self) -> tuple[Expr, int]:
+        expr, deep = self.product()
         while self.peek() in ("+", "-"):
             op = self.tokens[self.position]
             self.position += 1
-            expr = Op(op, expr, self.product())
-        return expr
+            right, right_deep = self.product()
+            expr, deep = Op(op, expr, right), self._deeper(deep, right_deep)
+        return expr, deep
 
-    def product(self) -> Expr:
-        expr = self.factor()
+    def product(self) -> tuple[Expr, int]:
+        expr, deep = self.factor()
         while self.peek() == "*":
             self.position += 1
-            expr = Op("*", expr, self.factor())
-        return expr
+            right, right_deep = self.factor()
+            expr, deep = Op("*", expr, right), self._deeper(deep, right_deep)
+        return expr, deep
 
-    def factor(self) -> Expr:
+    @staticmethod
+    def _deeper(left: int, right: int) -> int:
+        """The depth of an operation on operands this deep; refused past ``MAX_DEPTH``."""
+        deep = 1 + max(left, right)
+        if deep > MAX_DEPTH:
+            raise ExpressionSyntaxError(f"an expression nested deeper than {MAX_DEPTH} operations")
+        return deep
+
+    def factor(self) -> tuple[Expr, int]:
         token = self.peek()
         if token is None:
             raise ExpressionSyntaxError("the expression ends too early")
         self.position += 1
         if token.isdigit():
-            return Num(int(token))
+            return Num(int(token)), 0
         if token != "(":
             raise ExpressionSyntaxError(f"expected a number or '(' but found {token!r}")
         self.nesting += 1
