@@ -60,7 +60,7 @@ def test_resume_reproduces_an_uninterrupted_run_flat_agent_included(compose_trai
     common = ("algo.report.num_tasks=0", "warmstart.episodes=12", "warmstart.sft.epochs=1")
     train.run(compose_train("trainer.max_steps=3", f"run_dir={tmp_path / 'straight'}", *common))
     train.run(compose_train("trainer.max_steps=2", f"run_dir={tmp_path / 'split'}", *common))
-    cfg = compose_train("trainer.max_steps=3", f"resume={tmp_path / 'split'}", *common)
+    cfg = compose_train("trainer.max_steps=3", f"resume={tmp_path / 'split'}", f"run_dir={tmp_path / 'split'}", *common)
     assert train.run(cfg)["steps"] == 3
     a = torch.load(tmp_path / "straight" / "checkpoints" / "last.ckpt", weights_only=False)
     b = torch.load(tmp_path / "split" / "checkpoints" / "last.ckpt", weights_only=False)
