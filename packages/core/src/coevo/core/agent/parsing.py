@@ -7,7 +7,7 @@ observation and the configured penalty; it never raises.
 The parse is a left-to-right scan with ``str.find``, linear in the reply's length (model text
 is hostile input: the former backtracking regex was quadratic in the number of ``</think>``
 tags). It accepts exactly what ``^\\s*(?:<think>.*?</think>\\s*)?<action>(.*?)</action>\\s*$``
-(DOTALL) accepts; ``tests/agent/test_parsing_fuzz.py`` checks that against the regex.
+(DOTALL) accepts; ``tests/agent/test_action_parsing_fuzz.py`` checks that against the regex.
 """
 
 from __future__ import annotations
