@@ -107,3 +107,11 @@ def test_cli_resume_keeps_the_saved_steps_and_refuses_a_new_learning_rate(compos
     assert "training: 2 optimizer steps" in done.stdout
     written = OmegaConf.load(run / "config.yaml")
     assert written.trainer.max_steps == 2 and len(written.resumed) == 1 and written.resumed[0].changed == {}
+
+
+def test_a_global_preset_counts_every_key_it_may_set(compose_train, saved_run):
+    # experiment=… sets keys anywhere (``# @package _global_``) and no key is called "experiment":
+    # every difference from the saved run is the preset's doing
+    cfg = compose_train(f"resume={saved_run}", "algo.optim.lr=5.0")  # what such a preset might change
+    with pytest.raises(ConfigError, match="algo.optim.lr=5.0 but"):
+        resumed_config(cfg, saved_run, given=["resume", "experiment"])

@@ -13,7 +13,9 @@ of today's command line, is its config. A key given on the command line is compa
 
 ``run_dir`` must be the resumed folder (or absent) and ``overwrite=true`` contradicts ``resume=``.
 
-Which keys were given: Hydra's ``HydraConfig.get().overrides.task`` under the CLI. A programmatic
+Which keys were given: Hydra's ``HydraConfig.get().overrides.task`` under the CLI (a given group
+that no key carries, like ``experiment=…`` whose presets set keys anywhere, makes every key count
+as given). A programmatic
 ``run(cfg)`` has no command line: then every key whose value differs from the saved one counts
 as given (the caller composed exactly what it wants).
 
@@ -90,13 +92,24 @@ def _subtree(cfg: DictConfig, key: str) -> dict[str, Any]:
     return _leaves(parent._get_node(last), key)
 
 
+def _absent(key: str, cfg: DictConfig, saved: DictConfig) -> bool:
+    """A given key that neither config holds: a config group packaged elsewhere (``experiment``)."""
+    if key.split(".")[0] in SPECIAL:
+        return False
+    return all(OmegaConf.select(c, key, default=_MISSING, throw_on_resolution_failure=False) is _MISSING
+               for c in (cfg, saved))
+
+
 def _show(value: Any) -> str:
     return "(absent)" if value is _MISSING else repr(value) if isinstance(value, str) else str(value)
 
 
 def changed_keys(cfg: DictConfig, saved: DictConfig, given: list[str] | None) -> list[tuple[str, Any, Any]]:
     """``(key, saved value, new value)`` for every leaf under a given key whose value differs."""
-    roots = given if given is not None else [k for k in {*cfg.keys(), *saved.keys()}]
+    everything = sorted({*cfg.keys(), *saved.keys()})
+    roots = list(given) if given is not None else everything
+    if any(_absent(root, cfg, saved) for root in roots):  # a global preset (experiment=…): it may set any key
+        roots = everything
     changes, seen = [], set()
     for root in roots:
         if root.split(".")[0] in SPECIAL:
