@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import torch
 
 from coevo.core import registry
+from coevo.core.fields import bounded, check_instance, choice
 from coevo.rao.tree import Node, Tree
 
 GROUP_BY = ("depth", "tree")
@@ -32,21 +33,15 @@ GROUP_BY = ("depth", "tree")
 
 @dataclass
 class CreditSettings:
-    c_del: float = 0.5  # delegation bonus per unit share of direct children that succeeded
-    root_mix: float = 0.0  # λ: 0 local rewards, 1 every node gets the root's outcome
-    depth_discount: float = 1.0  # γ: advantage of a depth-d node times γ^d
-    group_by: str = "depth"  # depth: groups = (root task, depth) | tree: (root task)
-    child_keep: float = 1.0  # share of child nodes (depth >= 1) whose sequences are trained (random, seeded)
+    c_del: float = bounded(0.5, ge=0)  # delegation bonus per unit share of direct children that succeeded
+    root_mix: float = bounded(0.0, ge=0, le=1)  # λ: 0 local rewards, 1 every node gets the root's outcome
+    depth_discount: float = bounded(1.0, gt=0, le=1)  # γ: advantage of a depth-d node times γ^d
+    group_by: str = choice("depth", GROUP_BY)  # depth: groups = (root task, depth) | tree: (root task)
+    # share of child nodes (depth >= 1) whose sequences are trained (random, seeded)
+    child_keep: float = bounded(1.0, gt=0, le=1)
 
     def __post_init__(self):
-        if self.group_by not in GROUP_BY:
-            raise ValueError(f"algo.credit.group_by: unknown '{self.group_by}'; choose one of {list(GROUP_BY)}")
-        if not 0.0 <= self.root_mix <= 1.0:
-            raise ValueError("algo.credit.root_mix: must be in [0, 1]")
-        if not 0.0 < self.child_keep <= 1.0:
-            raise ValueError("algo.credit.child_keep: must be in (0, 1]")
-        if not 0.0 < self.depth_discount <= 1.0:
-            raise ValueError("algo.credit.depth_discount: must be in (0, 1]")
+        check_instance(self, "algo.credit")
 
 
 def node_success(tree: Tree, node: Node) -> float:
