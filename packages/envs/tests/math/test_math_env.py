@@ -167,7 +167,7 @@ def test_step_never_raises(text):
         ({"problem_types": []}, "problem_types"),
         ({"difficulty": 0}, "difficulty"),
         ({"max_attempts": 0}, "max_attempts"),
-        ({"eval_data_file": "x.jsonl"}, "need data_file"),
+        ({"eval_data_file": "x.jsonl"}, "needs env.data_file"),
     ],
 )
 def test_bad_config_raises(overrides, message):

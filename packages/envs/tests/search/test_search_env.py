@@ -146,7 +146,7 @@ def test_parse_action_and_step_never_raise(make_env, text):
         ({"hops": []}, "hops"),
         ({"retriever": "tfidf"}, "retriever"),
         ({"top_k": 0}, "top_k"),
-        ({"corpus_file": "corpus.jsonl"}, "need qa_file"),
+        ({"corpus_file": "corpus.jsonl"}, "needs env.qa_file"),
     ],
 )
 def test_bad_config_raises(make_env, overrides, message):

@@ -22,6 +22,7 @@ from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.errors import InputError, debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.overrides import precheck_overrides
+from coevo.core.cli.preflight import eval_task_count
 from coevo.core.cli.schema import EvalSchema
 from coevo.core.config import validate
 from coevo.core.evaluation import evaluate, with_greedy
@@ -51,6 +52,8 @@ def run(cfg: DictConfig) -> dict:
         _, engine_cfg = engine_component(cfg.get("rollout"))
     with stage("data"):
         _, _, make_env = env_factory(cfg.env)
+    with stage("config"):
+        num_tasks = eval_task_count(make_env, settings.eval.split, settings.eval.num_tasks)
     with stage("checkpoint"):
         folder = model_folder(settings.checkpoint)
         model, tokenizer = load_pretrained(folder, key="checkpoint")
@@ -62,7 +65,7 @@ def run(cfg: DictConfig) -> dict:
 
     with stage("evaluation"):
         summary = with_greedy(play, e.mode, e.samples_per_task, e.also_greedy)
-    title = (f"{folder} on {cfg.env.name}/{settings.eval.split} ({settings.eval.num_tasks} tasks, "
+    title = (f"{folder} on {cfg.env.name}/{settings.eval.split} ({num_tasks} tasks, "
              f"{settings.eval.describe()})")
     console.print(success_table(None, summary, escape(title)))
     console.print(json.dumps({k: round(v, 4) for k, v in summary.items()}), markup=False)

@@ -70,7 +70,8 @@ def explain(exc: Exception, config_dir: str, config_name: str, overrides: list[s
     bad = _COULD_NOT_OVERRIDE.search(text)
     if bad and ("not in struct" in cause or "not in struct" in text or "+" + bad.group(1) in text):
         key = bad.group(1)
-        rest = [o for o in overrides if o.split("=", 1)[0] != key]
+        # the presets chosen (env=search, model=hf) without any key overrides: the node as its preset has it
+        rest = [o for o in overrides if "." not in o.split("=", 1)[0]]
         try:
             return unknown_key_message(_compose(config_dir, config_name, rest), key)
         except Exception:  # noqa: BLE001 - another override is broken too: name this one anyway

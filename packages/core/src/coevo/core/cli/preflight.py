@@ -33,3 +33,19 @@ def check_writable_folder(path: str | Path, key: str = "run_dir") -> None:
     except OSError as exc:
         raise InputError(f"{key}: '{folder}' cannot be written ({exc.strerror or exc} in '{existing}'); "
                          f"pass {key}=<a writable folder path>") from None
+
+
+def eval_task_count(make_env, split: str, num_tasks: int) -> int:
+    """The number of tasks an evaluation of ``split`` plays (``num_tasks``, or all of a smaller
+    finite split); refuses a split the env does not have, or one without tasks."""
+    env = make_env()
+    try:
+        if split not in env.splits:
+            raise InputError(f"eval.split: unknown split '{split}' of env '{env.name}'; choose one of {list(env.splits)}")
+        total = env.num_tasks(split)
+    finally:
+        env.close()
+    if total == 0:
+        raise InputError(f"eval.split: split '{split}' of env '{env.name}' has no tasks (a file-backed env needs "
+                         f"the file of that split, e.g. env.ood_data_file); choose another eval.split")
+    return num_tasks if total is None else min(num_tasks, total)

