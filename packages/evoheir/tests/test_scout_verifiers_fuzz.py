@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from coevo.core.testing.hostile import SMALL_HOSTILE, hostile_texts, timed
 from coevo.envs.math.answers import answers_match
+from coevo.envs.math.problem import Problem
 from coevo.evoheir.scout import parse_proposal, scout_reply
 from coevo.evoheir.verifiers import consensus, exact_label
-from coevo.envs.math.problem import Problem
 
 _BOMBS = ["9^{9^{9}}", "2^{2^{20}}", "10^{5000}", "5000!", "9**9**9", "((2^{31})^{31})^{31}"]
 _FUZZ = settings(max_examples=100, deadline=2000, database=None)

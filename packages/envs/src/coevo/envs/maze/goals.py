@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 
 from coevo.core.env.protocol import ForkError
-from coevo.envs.recursive import goal_int
 from coevo.envs.maze.grid import Cell, Maze
 from coevo.envs.maze.render import cell_text
+from coevo.envs.recursive import goal_int
 
 GRAMMAR = "'reach (<row>, <column>)', a waypoint on your way, e.g. 'reach (2, 3)'"
 
