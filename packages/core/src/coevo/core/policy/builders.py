@@ -70,9 +70,9 @@ class HFBuilder:
 
     def check(self) -> None:
         """Refuse a folder that is not a loadable model before any work."""
-        check_model_folder(self.config.path, self.config.gguf_file)
         if not isinstance(getattr(torch, self.config.dtype, None), torch.dtype):
             raise ValueError(f"model.dtype: unknown dtype '{self.config.dtype}'; use float32, bfloat16 or float16")
+        check_model_folder(self.config.path, self.config.gguf_file)
 
     def build(self, corpus: Corpus | None = None):
         return load_pretrained(self.config.path, dtype=self.config.dtype, gguf_file=self.config.gguf_file)
@@ -146,10 +146,10 @@ def check_model_folder(path: str | Path, gguf_file: str | None = None, key: str 
 def load_pretrained(path: str | Path, dtype: str = "float32", gguf_file: str | None = None,
                     key: str = "model.path"):
     """Load model + tokenizer from ``path`` offline; a clear error if the folder is not a model."""
-    folder = check_model_folder(path, gguf_file, key)
     torch_dtype = getattr(torch, dtype, None)
     if not isinstance(torch_dtype, torch.dtype):
         raise ValueError(f"model.dtype: unknown dtype '{dtype}'; use float32, bfloat16 or float16")
+    folder = check_model_folder(path, gguf_file, key)
     kwargs = {"local_files_only": True}
     if gguf_file:
         kwargs["gguf_file"] = gguf_file
