@@ -109,7 +109,8 @@ def cases(f: dict[str, str]) -> list[Case]:
     add("run_dir", "run_dir=/proc/x")
     add("run_dir", "run_dir=/etc/passwd/x")
     add("run_dir", f"run_dir={f['existing_run']}", note="holds a run")
-    add("run_dir", f"run_dir=/proc/{f['bracket']}", note="markup in a path")
+    add("run_dir", f"run_dir='/proc/{f['bracket']}'", note="markup in a path")
+    add("run_dir", f"run_dir=/proc/{f['bracket']}", note="unquoted brackets")
     add("seed", "seed=abc")
     add("seed", "seed=1.5")
     add("resume", "resume=/nonexistent/run")
@@ -208,7 +209,7 @@ def cases(f: dict[str, str]) -> list[Case]:
     add("model.path", "model=hf", f"model.path={f['model_garbage_config']}")
     add("model.path", "model=hf", f"model.path={f['model_no_weights']}")
     add("model.path", "model=hf", f"model.path={f['model_garbage_weights']}")
-    add("model.path", "model=hf", "model.path=/tmp/[/x]")
+    add("model.path", "model=hf", "model.path='/tmp/[/x]'")
     add("model.dtype", "model=hf", f"model.path={f['model_no_weights']}", "model.dtype=float8")
     add("model", "model=nope")
     for arg in ("model.hidden_size=0", "model.num_heads=3", "model.vocab_size=-1", "model.num_layers=0",
@@ -230,7 +231,7 @@ def cases(f: dict[str, str]) -> list[Case]:
     add("checkpoint", f"checkpoint={f['model_empty']}", cli="eval")
     add("checkpoint", f"checkpoint={f['model_garbage_weights']}", cli="eval")
     add("checkpoint", f"checkpoint={f['model_garbage_config']}", cli="eval")
-    add("checkpoint", "checkpoint=/tmp/[/x]", cli="eval")
+    add("checkpoint", "checkpoint='/tmp/[/x]'", cli="eval")
     for arg in ("eval.split=bogus", "eval.num_tasks=0", "eval.num_tasks=-3", "eval.batch_size=0",
                 "eval.samples_per_task=0", "eval.mode=bogus", "agent.choice_temperature=0",
                 "agent.sampling.top_p=0", "eval.grup=1", "rollout=nope"):

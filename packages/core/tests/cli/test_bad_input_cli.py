@@ -20,7 +20,8 @@ FAST = ["env=boxes", *TINY_MODEL, "warmstart.enabled=false", "trainer.max_steps=
 TRAIN_CASES = [
     # (case overrides, the key the error line must name)
     (["run_dir=/proc/coevo-x"], "run_dir"),
-    (["run_dir=/proc/[/x]/run"], "run_dir"),  # Rich markup in a path
+    (["run_dir='/proc/[/x]/run'"], "run_dir"),  # Rich markup in a path
+    (["run_dir=/proc/[/x]/run"], "run_dir"),  # unquoted brackets: Hydra cannot parse it
     (["seed=abc"], "seed"),
     (["overwrite=maybe"], "overwrite"),
     (["resume=/nonexistent/run"], "resume"),
@@ -130,7 +131,7 @@ def test_a_refused_run_leaves_a_previous_run_as_it_was(argv, capsys, tmp_path):
     [
         ([], "checkpoint"),  # make eval without CKPT
         (["checkpoint=/nonexistent/run"], "checkpoint"),
-        (["checkpoint=/tmp/[/x]"], "checkpoint"),
+        (["checkpoint='/tmp/[/x]'"], "checkpoint"),
         (["checkpoint={no_weights}"], "checkpoint"),
         (["checkpoint={garbage_weights}"], "checkpoint"),
         (["checkpoint={no_weights}", "eval.split=bogus"], "eval.split"),
