@@ -144,3 +144,20 @@ def test_eval_refuses_with_one_line_naming_the_key(argv, capsys, tmp_path, case,
     folders = _bad_model_folders(tmp_path)
     argv("env=boxes", *[c.format(**folders) for c in case])
     assert key in _refused(eval_cli.main, capsys)
+
+
+def test_a_misspelt_key_lists_the_valid_keys_closest_first(argv, capsys, tmp_path):
+    # Hydra's own answer suggested appending the misspelt key: "+algo.grup_size=4"
+    argv(*FAST, f"run_dir={tmp_path / 'run'}", "algo.grup_size=4")
+    line = _refused(train.main, capsys)
+    assert line.startswith("error (command line): unknown key algo.grup_size; valid keys of algo: ['group_size', ")
+    assert "+algo" not in line
+
+
+def test_debug_true_adds_the_traceback(argv, capsys, tmp_path):
+    argv(*FAST, f"run_dir={tmp_path / 'run'}", "algo.group_size=1", "debug=true")
+    with pytest.raises(SystemExit) as info:
+        train.main()
+    captured = capsys.readouterr()
+    assert info.value.code == 2
+    assert "Traceback" in captured.err and "error (config): " in captured.out
