@@ -8,6 +8,11 @@ ALGO ?= grpo
 ARGS ?=
 PKG ?= core
 PACKAGES := core envs rsipo evoheir rao
+# OpenMP threads sleep while they wait instead of spinning: on a machine busy with other jobs the
+# spinning cost a tiny-model evaluation several-fold (bench/results/cpu_threads_under_load.json).
+# coevo.core sets the same default for python -m entry points; this covers scripts that import
+# torch first (bench/*.py). A value in the environment wins.
+export OMP_WAIT_POLICY ?= PASSIVE
 # torch first: the CPU build where no GPU is visible, so that no dependency pulls a multi-GB CUDA
 # build: the configured index's +cpu wheel (this machine's disk: 1 min), else PyTorch's CPU index
 # (trying that index first cost 2 min of network retries here); with a GPU, the default (CUDA) build.

@@ -21,7 +21,7 @@ from coevo.core.policy.builders import ModelLoadError
         ("rollout.name=nope", ["rollout.name", "unknown rollout engine 'nope'", "hf"]),
         ("trainer.max_steps=abc", ["trainer.max_steps", "abc"]),
         ("agent.mode=telepathy", ["agent.mode", "telepathy", "generate", "choose"]),
-        ("algo.group_size=1", ["algo.group_size", ">=2"]),
+        ("algo.group_size=1", ["algo.group_size", ">= 2"]),
         ("algo.loss_aggregation=median", ["algo.loss_aggregation", "token_mean"]),
         ("env.num_boxes=9", ["env", "num_boxes"]),
         ("+algo.grup_size=4", ["algo.grup_size", "group_size"]),

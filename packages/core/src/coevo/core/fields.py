@@ -317,14 +317,17 @@ def join(prefix: str, name: str) -> str:
 
 
 def check_instance(obj: Any, prefix: str) -> None:
-    """Check the declared fields of a dataclass instance; ValueError naming the key (nested dataclass
-    instances check themselves when they are built).
+    """Check the declared fields of a dataclass instance and of the dataclass instances it holds;
+    ValueError naming the key.
 
     For ``__post_init__`` of classes also built directly; ``validate`` checks before construction.
     """
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         key = join(prefix, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            check_instance(value, key)
+            continue
         spec = spec_of(f, type(obj))
         problem = spec.check(list(value) if isinstance(value, tuple) else value) if spec is not None else None
         if problem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from coevo.core.algos.optim import OptimSettings
+from coevo.core.fields import bounded, check_instance, choice, path, registry_name
 from coevo.evoheir.recovery import RecoverySettings
 from coevo.evoheir.threshold import MODES, check_certifiable
 from coevo.evoheir.verifiers import VERIFIERS
@@ -14,62 +15,67 @@ HOST_NAMES = ("r_zero", "grpo")
 
 @dataclass
 class ScoutSettings:
-    attempts: int = 16  # Scout problems written per explore step (paper: 1,024 per round)
-    max_new_tokens: int = 64  # length limit of a Scout reply
-    consensus_answers: int = 6  # Learner answers per proposed problem (paper: 10)
-    min_support: float = 0.5  # consensus: admit when the largest answer cluster has this share (paper: 0.7)
-    warmup_examples: int = 300  # Scout replies from the math generator taught before round 1 (0: none)
-    warmup_epochs: int = 3
-    warmup_lr: float = 2.0e-3
-    warmup_first_index: int = 5_000_000  # train-split indices of the warm-up problems
+    attempts: int = bounded(16, ge=1)  # Scout problems written per explore step (paper: 1,024 per round)
+    max_new_tokens: int = bounded(64, ge=1)  # length limit of a Scout reply
+    consensus_answers: int = bounded(6, ge=1)  # Learner answers per proposed problem (paper: 10)
+    # consensus: admit when the largest answer cluster has this share (paper: 0.7)
+    min_support: float = bounded(0.5, gt=0, le=1)
+    # Scout replies from the math generator taught before round 1 (0: none)
+    warmup_examples: int = bounded(300, ge=0)
+    warmup_epochs: int = bounded(3, ge=1)  # passes over them
+    warmup_lr: float = bounded(2.0e-3, gt=0)  # the Scout warm-up's learning rate
+    warmup_first_index: int = bounded(5_000_000, ge=0)  # train-split indices of the warm-up problems
 
 
 @dataclass
 class ScreenSettings:
-    pool_size: int = 8  # screening items per round (paper: 16)
-    samples: int = 2  # fresh answers per item and candidate (paper: 4)
-    start: int = 2_000_000  # first train-split index of the screening region
+    pool_size: int = bounded(8, ge=1)  # screening items per round (paper: 16)
+    samples: int = bounded(2, ge=1)  # fresh answers per item and candidate (paper: 4)
+    start: int = bounded(2_000_000, ge=0)  # first train-split index of the screening region
 
 
 @dataclass
 class CommitSettings:
     enabled: bool = True  # false: ablation "no confirm" (commit every proposal)
-    mode: str = "empirical"  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
-    pool_size: int = 16  # m: fresh confirmation items per round (paper: 32-64)
-    samples: int = 2  # fresh answers per item and policy
-    sigma: float = 1.0  # sub-Gaussian scale of a paired difference in [-1, 1]
-    delta: float = 0.1  # certified: total error budget over all rounds
-    start: int = 3_000_000  # first train-split index of the confirmation region
+    mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
+    pool_size: int = bounded(16, ge=1)  # m: fresh confirmation items per round (paper: 32-64)
+    samples: int = bounded(2, ge=1)  # fresh answers per item and policy
+    sigma: float = bounded(1.0, gt=0)  # sub-Gaussian scale of a paired difference in [-1, 1]
+    delta: float = bounded(0.1, gt=0, lt=1)  # certified: total error budget over all rounds
+    start: int = bounded(3_000_000, ge=0)  # first train-split index of the confirmation region
 
 
 @dataclass
 class ArchiveSettings:
     enabled: bool = True  # false: ablation "archive off" (no M_t, nothing persisted)
-    cap: int = 256
+    cap: int = bounded(256, ge=1)  # records kept (oldest dropped first)
     current_round_only: bool = False  # ablation: Recovery sees only this round's experience E_t
-    file: str = "archive.json"  # in the run folder, written atomically after every round
-    load: str = ""  # start from a saved archive (e.g. a previous run's archive.json); empty: start empty
+    file: str = path("archive.json")  # in the run folder, written atomically after every round
+    # start from a saved archive (e.g. a previous run's archive.json); empty: start empty
+    load: str = path("", empty="start empty")
 
 
 @dataclass
 class AuditSettings:
     enabled: bool = False  # measure every proposal's true gain on a large held-out pool
-    pool_size: int = 64
-    samples: int = 1
-    start: int = 4_000_000  # first train-split index of the audit region
+    pool_size: int = bounded(64, ge=1)  # held-out items per proposal
+    samples: int = bounded(1, ge=1)  # answers per item and policy
+    start: int = bounded(4_000_000, ge=0)  # first train-split index of the audit region
 
 
 @dataclass
 class EvoHeirConfig:
-    name: str = "evoheir"
-    rounds: int = 4  # self-evolution rounds (one Lightning step each)
-    host: str = "r_zero"  # native update source: r_zero (Scout + consensus solver) | grpo (generated problems)
-    verifier: str = "consensus"  # r_zero labels: consensus (pseudo-labels) | exact (computed answers)
-    branches: int = 2  # K isolated explore branches per round
-    explore_steps: int = 3  # optimizer steps per branch (paper: 15)
-    tasks_per_step: int = 4  # grpo host: problems per explore step (also the data module's batch)
-    group_size: int = 4  # grpo host: answers per problem
-    heldout_tasks: int = 40  # greedy held-out (eval_in_distribution) accuracy after every round; 0: off
+    name: str = registry_name("evoheir")
+    rounds: int = bounded(4, ge=1)  # self-evolution rounds (one Lightning step each)
+    # native update source: r_zero (Scout + consensus solver) | grpo (generated problems)
+    host: str = choice("r_zero", HOST_NAMES)
+    verifier: str = choice("consensus", VERIFIERS)  # r_zero labels: consensus (pseudo-labels) | exact (computed answers)
+    branches: int = bounded(2, ge=1)  # K isolated explore branches per round
+    explore_steps: int = bounded(3, ge=1)  # optimizer steps per branch (paper: 15)
+    tasks_per_step: int = bounded(4, ge=1)  # grpo host: problems per explore step (also the data module's batch)
+    group_size: int = bounded(4, ge=1)  # grpo host: answers per problem (>= 2 there)
+    # greedy held-out (eval_in_distribution) accuracy after every round; 0: off
+    heldout_tasks: int = bounded(40, ge=0)
     audit: bool = False  # shorthand for audit_settings.enabled
     scout: ScoutSettings = field(default_factory=ScoutSettings)
     screen: ScreenSettings = field(default_factory=ScreenSettings)
@@ -80,15 +86,7 @@ class EvoHeirConfig:
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=2e-4))  # each branch's AdamW
 
     def __post_init__(self):
-        if self.host not in HOST_NAMES:
-            raise ValueError(f"algo.host: unknown host '{self.host}'; choose one of {list(HOST_NAMES)}")
-        if self.verifier not in VERIFIERS:
-            raise ValueError(f"algo.verifier: unknown '{self.verifier}'; choose one of {list(VERIFIERS)}")
-        if self.commit.mode not in MODES:
-            raise ValueError(f"algo.commit.mode: unknown '{self.commit.mode}'; choose one of {list(MODES)}")
-        for key in ("rounds", "branches", "explore_steps", "tasks_per_step", "group_size"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"algo.{key}: must be >= 1, got {getattr(self, key)}")
+        check_instance(self, "algo")
         if self.group_size < 2 and self.host == "grpo":
             raise ValueError("algo.group_size: the grpo host needs at least 2 answers per problem")
         if self.commit.enabled and self.commit.mode == "certified":

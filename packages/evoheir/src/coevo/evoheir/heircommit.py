@@ -28,6 +28,7 @@ import lightning as L
 
 from coevo.core import registry
 from coevo.core.callbacks.commit_rollback import CommitRollback, Decision
+from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.state.snapshot import TrainingSnapshot
 from coevo.evoheir.paired import derived_seed, evaluation_guard, item_success, load_weights, paired_gain
 from coevo.evoheir.pools import IndexRegion, PoolLedger, PoolOverlapError, require_unbounded_train
@@ -38,23 +39,22 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class HeirCommitConfig:
-    name: str = "heircommit"
-    every_n_steps: int = 5  # optimizer steps per proposal
-    mode: str = "empirical"  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
-    pool_size: int = 16  # m: confirmation items per decision (fresh each decision)
-    samples: int = 2  # sampled episodes per item and policy
-    sigma: float = 1.0  # sub-Gaussian scale of a paired difference (1 for differences in [-1, 1])
-    delta: float = 0.1  # certified mode: total error budget over all decisions
-    confirm_start: int = 3_000_000  # first train-split index of the confirmation region
-    audit_pool_size: int = 0  # > 0: also measure each proposal's true gain on this many audit items
-    audit_start: int = 4_000_000  # first train-split index of the audit region
-    audit_samples: int = 1  # sampled episodes per audit item and policy
+    name: str = registry_name("heircommit")
+    every_n_steps: int = bounded(5, ge=1)  # optimizer steps per proposal
+    mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
+    pool_size: int = bounded(16, ge=1)  # m: confirmation items per decision (fresh each decision)
+    samples: int = bounded(2, ge=1)  # sampled episodes per item and policy
+    # sub-Gaussian scale of a paired difference (1 for differences in [-1, 1])
+    sigma: float = bounded(1.0, gt=0)
+    delta: float = bounded(0.1, gt=0, lt=1)  # certified mode: total error budget over all decisions
+    confirm_start: int = bounded(3_000_000, ge=0)  # first train-split index of the confirmation region
+    # > 0: also measure each proposal's true gain on this many audit items
+    audit_pool_size: int = bounded(0, ge=0)
+    audit_start: int = bounded(4_000_000, ge=0)  # first train-split index of the audit region
+    audit_samples: int = bounded(1, ge=1)  # sampled episodes per audit item and policy
 
     def __post_init__(self):
-        if self.mode not in MODES:
-            raise ValueError(f"callbacks.heircommit.mode: unknown '{self.mode}'; choose one of {list(MODES)}")
-        if self.every_n_steps < 1 or self.pool_size < 1 or self.samples < 1:
-            raise ValueError("callbacks.heircommit: every_n_steps, pool_size and samples must be >= 1")
+        check_instance(self, "callbacks.heircommit")
         if self.mode == "certified":
             check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit")
 

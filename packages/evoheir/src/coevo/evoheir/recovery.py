@@ -15,12 +15,13 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
 from coevo.core.agent.loop import AgentLoop, AgentSettings
 from coevo.core.agent.prompt import build_messages, opening
+from coevo.core.fields import bounded, free_text
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.policy.lora import LoraSettings, apply_lora, is_peft
 from coevo.envs.math.env import MathEnv
@@ -34,13 +35,14 @@ from coevo.evoheir.recovery_loss import record_forward_kl, recovery_loss
 @dataclass
 class RecoverySettings:
     enabled: bool = True  # false: ablation "no recovery" (the proposal is the recipient itself)
-    steps: int = 8  # full-batch AdamW steps of the LoRA student (paper: at most 16)
-    lr: float = 5.0e-4
-    lambda_keep: float = 1.0
-    lora_r: int = 8
-    lora_alpha: int = 16
-    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "v_proj"])
-    max_records: int = 32  # qualified records used per round (newest first)
+    steps: int = bounded(8, ge=1)  # full-batch AdamW steps of the LoRA student (paper: at most 16)
+    lr: float = bounded(5.0e-4, gt=0)  # the student's AdamW learning rate
+    lambda_keep: float = bounded(1.0, ge=0)  # weight of the keep (forward-KL to the recipient) term
+    lora_r: int = bounded(8, ge=1)  # the student's adapter rank
+    lora_alpha: int = bounded(16, ge=1)  # its scaling numerator (scale = alpha / r)
+    # the model's modules the student adapts (the model's own names: free text, at least one)
+    target_modules: list[str] = free_text(["q_proj", "v_proj"], length=(1, None))
+    max_records: int = bounded(32, ge=1)  # qualified records used per round (newest first)
 
 
 @dataclass
