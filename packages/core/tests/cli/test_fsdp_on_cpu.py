@@ -1,36 +1,26 @@
-"""The ``trainer=fsdp`` training path run end to end on the CPU: one process, gloo, FSDP world size 1.
+"""The ``trainer=fsdp`` training path run end to end on the CPU in one process (``trainer=fsdp_cpu
+trainer.devices=1``: Lightning's FSDPStrategy as ``CPUFSDPStrategy``, gloo, float32).
 
-Lightning refuses ``FSDPStrategy`` without a GPU, but its check compares the strategy's exact type;
-so ``build_strategy`` here builds its usual strategy as an instance of a subclass, and the run is
-float32 on gloo. What it guards: manual optimisation with FSDP (a backward per micro-batch inside
-``training_step``, which failed on a GPU before ``algos/fsdp_policy``), rollouts through the wrapped
-policy, full-state checkpoints, the exported policy and exact resume.
+What it guards: manual optimisation with FSDP (a backward per micro-batch inside ``training_step``,
+which failed on a GPU before ``algos/fsdp_policy``), rollouts through the wrapped policy, full-state
+checkpoints, the exported policy and exact resume. Several processes: ``test_fsdp_cpu_ranks.py``.
 """
 
-import lightning.pytorch.strategies as lightning_strategies
 import pytest
 import torch
 from safetensors.torch import load_file
 
 from coevo.core.algos.fsdp_policy import is_sharded
-from coevo.core.cli import strategy as strategy_module
 from coevo.core.cli import train
+from coevo.core.cli.strategy import CPUFSDPStrategy
 from coevo.core.policy.builders import load_pretrained
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="CPU path; with a GPU, test_strategy's FSDP test runs")
 
 
-class _CPUFSDPStrategy(lightning_strategies.FSDPStrategy):
-    """Lightning's FSDPStrategy under another type name, which Lightning lets run on the CPU."""
-
-
 @pytest.fixture
-def fsdp_on_cpu(monkeypatch):
-    monkeypatch.setattr(lightning_strategies, "FSDPStrategy", _CPUFSDPStrategy)
-    monkeypatch.setattr(strategy_module, "require_gpu", lambda t: None)
-    monkeypatch.setattr(train, "require_gpu", lambda t: None)
-    return ["trainer=fsdp", "trainer.accelerator=cpu", "trainer.devices=1", "trainer.precision=32-true",
-            "trainer.process_group_backend=gloo", "trainer.fsdp.activation_checkpointing=true",
+def fsdp_on_cpu():
+    return ["trainer=fsdp_cpu", "trainer.devices=1", "trainer.fsdp.activation_checkpointing=true",
             "eval.before=false", "eval.after=false", "algo.micro_batch_tokens=64",
             "algo.skip_zero_advantage=false"]  # an update every step: Adam has state to checkpoint
 
@@ -51,6 +41,7 @@ def test_grpo_trains_under_fsdp_with_a_backward_per_micro_batch(compose_train, f
     module = modules[-1]  # the GRPO module (a warm start's SFT fit comes first)
     assert is_sharded(module.policy)  # the policy is the root unit, the LightningModule is not wrapped
     assert module.trainer.strategy.model is module
+    assert isinstance(module.trainer.strategy, CPUFSDPStrategy)
     weights = load_file(tmp_path / "run" / "policy" / "model.safetensors")
     assert not any("_fsdp_wrapped_module" in k or "_checkpoint_wrapped" in k for k in weights)
     exported = load_pretrained(tmp_path / "run" / "policy")[0]

@@ -4,11 +4,11 @@ and the settings errors of the multi-process presets."""
 import pytest
 import torch
 from conftest import CONFIG_DIR
-from lightning.pytorch.strategies import DDPStrategy
+from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
 
 from coevo.core.cli import train
 from coevo.core.cli.schema import TrainSchema
-from coevo.core.cli.strategy import build_strategy, decoder_layer_classes
+from coevo.core.cli.strategy import CPUFSDPStrategy, build_strategy, decoder_layer_classes, require_sharded_rollouts
 from coevo.core.config import ConfigError, validate
 from coevo.core.policy.lora import LoraSettings, apply_lora
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
@@ -19,11 +19,12 @@ NO_GPU = not torch.cuda.is_available()
 
 
 @pytest.mark.skipif(not NO_GPU, reason="checks the message a CPU-only machine gives")
-def test_fsdp_without_a_gpu_fails_early_and_suggests_ddp_cpu(compose_train, tmp_path):
+def test_fsdp_without_a_gpu_fails_early_and_suggests_fsdp_cpu(compose_train, tmp_path):
     with pytest.raises(ConfigError) as raised:
         train.run(compose_train("trainer=fsdp"))
     message = str(raised.value)
-    assert "trainer=fsdp needs a GPU" in message and "trainer=ddp_cpu" in message
+    assert "'trainer.accelerator'" in message and "trainer=fsdp runs on GPUs" in message
+    assert "trainer=fsdp_cpu" in message
     assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()  # before any work
 
 
@@ -81,8 +82,6 @@ def _fsdp_settings(tmp_path, *overrides):
 
 def test_fsdp_strategy_wraps_and_checkpoints_the_decoder_layers(tmp_path, monkeypatch):
     # built (not run) as on a one-GPU machine: the wrap unit, activation checkpointing, orig params
-    from lightning.pytorch.strategies import FSDPStrategy
-
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     t = _fsdp_settings(tmp_path, "trainer.fsdp.activation_checkpointing=true")
     strategy = build_strategy(t, _tiny())
@@ -94,7 +93,28 @@ def test_fsdp_strategy_wraps_and_checkpoints_the_decoder_layers(tmp_path, monkey
     assert t.precision == "bf16-mixed"
 
 
-def test_fsdp_over_several_processes_is_refused_for_now(tmp_path, monkeypatch):
+def test_more_devices_than_visible_gpus_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    with pytest.raises(ConfigError, match="runs one process .* got 2 processes.*trainer=ddp_gpu"):
-        build_strategy(_fsdp_settings(tmp_path, "trainer.devices=2"))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    with pytest.raises(ConfigError, match=r"'trainer.devices': 4 processes asked for, but 2 GPU\(s\).*trainer.devices=2"):
+        build_strategy(_fsdp_settings(tmp_path, "trainer.devices=4"))
+    assert isinstance(build_strategy(_fsdp_settings(tmp_path, "trainer.devices=2")), FSDPStrategy)
+
+
+def test_fsdp_cpu_preset_builds_fsdp_over_two_gloo_processes(tmp_path):
+    cfg = compose_fast(CONFIG_DIR, ["trainer=fsdp_cpu"], tmp_path / "cache", tmp_path / "run")
+    t = validate(cfg, TrainSchema, "train").trainer
+    assert (t.devices, t.accelerator, t.process_group_backend, t.strategy) == (2, "cpu", "gloo", "fsdp")
+    strategy = build_strategy(t, _tiny())
+    assert isinstance(strategy, CPUFSDPStrategy) and strategy.kwargs["use_orig_params"]
+    assert strategy.sharding_strategy.name == "FULL_SHARD"
+
+
+@pytest.mark.parametrize("engine", ["vllm", "other"])
+def test_a_sharded_policy_needs_the_hf_engine(tmp_path, engine):
+    cfg = compose_fast(CONFIG_DIR, ["trainer=fsdp_cpu"], tmp_path / "cache", tmp_path / "run")
+    t = validate(cfg, TrainSchema, "train").trainer
+    with pytest.raises(ConfigError, match=f"'rollout.name': rollout={engine} cannot yet sample .* 2 processes"):
+        require_sharded_rollouts(t, engine)
+    require_sharded_rollouts(t, "hf")

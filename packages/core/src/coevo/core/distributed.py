@@ -7,6 +7,7 @@ order, or the run hangs.
 
 - ``shard``: this rank's contiguous share of a step's tasks (the global batch is split, not copied).
 - ``gather_objects`` / ``broadcast_object``: picklable values across ranks (rank order).
+- ``max_over_ranks``: the largest of an integer over the ranks (lockstep forward counts under FSDP).
 - ``reduce_metrics``: a step's metrics over all ranks (sum for counts, mean otherwise).
 - ``gather_episode_stats``: every rank's episodes reduced to what ``summarize`` reads, so the
   logged success/reward/per-type rates are those of all the step's episodes, not rank 0's.
@@ -31,7 +32,7 @@ T = TypeVar("T")
 # per-step counts (the last '/'-separated part of a metric name) add up over ranks; every other
 # metric is averaged. Running totals ("…_total") must already be global (kept from reduced counts).
 ADDITIVE = frozenset({"samples", "agent_tokens", "episodes", "env_steps", "tokens", "train_tokens", "rollouts",
-                      "student_episodes", "replay_episodes"})
+                      "student_episodes", "replay_episodes", "padding_micro_batches"})
 
 
 BUCKET_ELEMENTS = 1 << 26  # gradient values per all-reduce (256 MB in fp32): bounds the extra memory
@@ -87,6 +88,11 @@ def broadcast_object(value: Any, src: int = 0) -> Any:
     box = [value]
     dist.broadcast_object_list(box, src=src)
     return box[0]
+
+
+def max_over_ranks(value: int) -> int:
+    """The largest ``value`` of any rank, on every rank (e.g. how many forwards every rank must run)."""
+    return max(gather_objects(int(value)))  # an object gather: the same call on gloo and NCCL
 
 
 def barrier() -> None:

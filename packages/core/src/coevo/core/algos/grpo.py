@@ -122,13 +122,19 @@ class GRPO(RolloutModule):
         return None
 
     def update(self, samples: list[Sample]) -> dict[str, float]:
-        """``updates_per_batch`` optimizer steps over ``samples`` (shuffled into mini-batches)."""
+        """``updates_per_batch`` optimizer steps over ``samples`` (shuffled into mini-batches).
+
+        Sharded over ranks, every rank runs the same number of micro-batches (``lockstep``): a rank
+        with fewer runs padding micro-batches, whose loss is multiplied by 0.
+        """
         start = time.perf_counter()
         self.policy.train()
         cfg = self.config
         pad_id = self.context.tokenizer.pad_token_id
         totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
-        if not samples:
+        if self.sharded_over_ranks:
+            totals["padding_micro_batches"] = 0.0  # lockstep forwards of this rank (summed over ranks)
+        if not self.lockstep(len(samples)):
             # nothing to learn from (every group had equal returns): still take the step so that
             # the schedule and the data position advance exactly as in any other step
             self.optimizer_step_with_clipping()
@@ -141,16 +147,28 @@ class GRPO(RolloutModule):
         for minibatch in minibatches:
             chosen = [samples[i] for i in minibatch]
             normalizer = self._normalizer(chosen)
-            for mb in self._micro_batches(chosen, pad_id):
+            mbs = self._micro_batches(chosen, pad_id)
+            padding = self.lockstep(len(mbs)) - len(mbs)  # agreed before any forward
+            for mb in mbs:
                 loss, parts = self._micro_loss(mb, normalizer, on_policy=cfg.updates_per_batch == 1)
                 self.manual_backward(loss)
                 for key, value in parts.items():
                     totals[key] += value / cfg.updates_per_batch
+            for _ in range(padding):
+                loss, _ = self._micro_loss(self._padding_micro_batch(pad_id), 1.0, on_policy=False)
+                self.manual_backward(loss * 0.0)
+            if padding:
+                totals["padding_micro_batches"] += padding
             totals["grad_norm"] += self.optimizer_step_with_clipping() / cfg.updates_per_batch
         totals.update(self.sync_check.finish())  # raises WeightSyncError above the threshold
         totals["samples"] = float(len(samples))
         totals["update_seconds"] = time.perf_counter() - start
         return totals
+
+    def _padding_micro_batch(self, pad_id: int):
+        """A two-token micro-batch with advantage 0: the forward a rank without work runs in lockstep."""
+        return micro_batches([Sample([pad_id, pad_id], [0, 1], 0.0, [0.0, 0.0])], self.config.micro_batch_tokens,
+                             pad_id)[0]
 
     def _micro_batches(self, samples: list[Sample | ChoiceSample], pad_id: int) -> list:
         if samples and isinstance(samples[0], ChoiceSample):
@@ -209,7 +227,10 @@ class GRPO(RolloutModule):
 
     @torch.no_grad()
     def _recompute_old_logprobs(self, samples: list[Sample | ChoiceSample], pad_id: int) -> None:
-        for mb in self._micro_batches(samples, pad_id):
+        mbs = self._micro_batches(samples, pad_id)
+        for _ in range(self.lockstep(len(mbs)) - len(mbs)):  # sharded: as many forwards as every rank
+            self._logprobs(self.policy, self._padding_micro_batch(pad_id))
+        for mb in mbs:
             lp = self._logprobs(self.policy, mb)  # [b, T]
             mask, _, rollout_old = self._micro_tensors(mb)
             self.sync_check.add(lp, rollout_old, mask)

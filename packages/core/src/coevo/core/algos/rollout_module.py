@@ -11,6 +11,13 @@ ranks before clipping and the optimizer step (not by DDP's backward hooks: ranks
 numbers of micro-batch backward passes); the logged metrics are those of all ranks' episodes
 (``record`` sums counts and averages the rest over ranks), identical on every rank; checkpoints
 keep every rank's RNG state, so a resumed run continues exactly.
+
+Sharded (``trainer=fsdp`` / ``fsdp_cpu`` over several processes): every forward through the policy
+all-gathers its units, so ranks must run the same forwards. Rollouts therefore sample from a full
+copy of the weights (``coevo.core.policy.full_replica``, refreshed in ``rollout``), which needs no
+collective; updates call ``lockstep`` to agree on how many micro-batches every rank runs (a rank
+with fewer runs padding micro-batches: real forwards and backwards whose loss is multiplied by 0);
+FSDP averages the gradients in backward and clips them with the global norm.
 """
 
 from __future__ import annotations
@@ -19,16 +26,19 @@ import time
 
 import lightning as L
 import torch
+from lightning.pytorch.strategies import FSDPStrategy
 
 from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
 from coevo.core.algos.context import AlgorithmContext
-from coevo.core.algos.fsdp_policy import initialise_root, shard_policy
+from coevo.core.algos.fsdp_policy import initialise_root, is_sharded, shard_policy, unwrap_sharded
 from coevo.core.algos.optim import OptimSettings, build_optimizer
 from coevo.core.data.rollout_datamodule import TaskBatchRef
 from coevo.core.env.protocol import Task
+from coevo.core.policy.full_replica import FullReplica
+from coevo.core.policy.held_state import held_state_bytes
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -58,7 +68,28 @@ class RolloutModule(L.LightningModule):
 
     def configure_model(self) -> None:
         # trainer=fsdp: the policy is the root FSDP unit, not this module (see algos/fsdp_policy.py)
-        self.policy = shard_policy(self.policy, self.trainer.strategy)
+        strategy = self.trainer.strategy
+        if dist.world_size() > 1 and isinstance(strategy, FSDPStrategy) and not is_sharded(self.policy):
+            # several ranks: rollouts sample from a full copy, taken before the policy is sharded
+            self.engine.use_replica(FullReplica(self.policy, strategy.root_device, _compute_dtype(strategy)))
+        self.policy = shard_policy(self.policy, strategy)
+
+    @property
+    def sharded_over_ranks(self) -> bool:
+        """Whether the policy is split over several processes (its forwards are collective)."""
+        return is_sharded(self.policy) and dist.world_size() > 1
+
+    def lockstep(self, count: int) -> int:
+        """How many forwards every rank runs in a phase where this rank needs ``count``: the maximum
+        over the ranks when the policy is sharded (collective: every rank calls it), else ``count``."""
+        return dist.max_over_ranks(count) if self.sharded_over_ranks else count
+
+    def full_policy(self) -> torch.nn.Module:
+        """The policy with its full weights on this rank, for rollouts outside ``fit`` (evaluation
+        after training): the refreshed replica when sharded over ranks (collective), else the policy
+        model (inside its FSDP unit on one process)."""
+        replica = getattr(self.engine, "replica", None)
+        return replica.refresh(self.policy) if replica is not None else unwrap_sharded(self.policy)
 
     def configure_optimizers(self):
         return build_optimizer(self.policy.parameters(), self.optim_settings)
@@ -69,7 +100,9 @@ class RolloutModule(L.LightningModule):
 
     def on_train_start(self) -> None:
         # warm-ups in on_fit_start ran on every rank after DDP's initial broadcast: align the replicas
-        dist.broadcast_parameters(self.policy)
+        # (a sharded policy has one copy of each parameter, split over the ranks: nothing to align)
+        if not is_sharded(self.policy):
+            dist.broadcast_parameters(self.policy)
 
     def transfer_batch_to_device(self, batch, device, dataloader_idx):
         return batch  # a list of Tasks: nothing to move; the agent loop places tensors itself
@@ -148,9 +181,16 @@ class RolloutModule(L.LightningModule):
         optimizer = self.optimizers()
         clip = self.optim_settings.grad_clip
         self.average_gradients(self.policy.parameters())
-        params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
-        norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
+        limit = clip if clip > 0 else float("inf")
+        if is_sharded(self.policy):  # the norm over all ranks' shards (collective)
+            norm = self.policy.clip_grad_norm_(limit)
+        else:
+            params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
+            norm = torch.nn.utils.clip_grad_norm_(params, limit)
         optimizer.step()
+        if is_sharded(self.policy):  # what this rank holds of the model's training state
+            held = held_state_bytes(self.policy.parameters(), optimizer.optimizer)
+            self.record({f"held_{key}_bytes": float(value) for key, value in held.items()})
         optimizer.zero_grad(set_to_none=True)
         scheduler = self.lr_schedulers()
         if scheduler is not None:
@@ -167,3 +207,9 @@ class RolloutModule(L.LightningModule):
             return
         per_rank = state.get("torch_per_rank") or [state["torch"]]
         torch.set_rng_state(per_rank[dist.rank()] if len(per_rank) == dist.world_size() else state["torch"])
+
+
+def _compute_dtype(strategy) -> torch.dtype | None:
+    """The dtype FSDP computes in (``bf16-mixed``: bfloat16), which the rollout replica is kept in."""
+    precision = getattr(strategy, "mixed_precision_config", None)
+    return getattr(precision, "param_dtype", None) if precision is not None else None

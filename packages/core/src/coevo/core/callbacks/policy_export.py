@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import lightning as L
+from lightning.pytorch.strategies import FSDPStrategy
 
 from coevo.core import registry
 from coevo.core.policy.saving import save_policy_folder
@@ -25,7 +26,7 @@ class PolicyExport(L.Callback):
         if not trainer.is_global_zero:
             return
         state_dict = None
-        if type(trainer.strategy).__name__ == "FSDPStrategy":
+        if isinstance(trainer.strategy, FSDPStrategy):  # trainer=fsdp and fsdp_cpu
             state_dict = {k.removeprefix("policy."): v for k, v in checkpoint["state_dict"].items()
                           if k.startswith("policy.")}
         save_policy_folder(pl_module.policy, self.tokenizer, self.folder, state_dict=state_dict)

@@ -2,27 +2,32 @@
 
 - ``ddp`` (``trainer=ddp_cpu``: accelerator cpu, 2 processes, gloo): every rank holds the whole
   policy; the algorithm averages gradients before each optimizer step (``coevo.core.distributed``).
-- ``fsdp`` (``trainer=fsdp``, GPUs only): Lightning's ``FSDPStrategy`` with the model's decoder-layer
-  class as the auto-wrap unit (found from the loaded model: ``_no_split_modules`` of the Hugging
-  Face model), optional activation checkpointing of the same unit, ``use_orig_params`` so LoRA
-  (some parameters frozen) and full fine-tuning both work, and full state dicts (gathered on rank 0)
-  only for checkpoints and the exported policy. Mixed precision is Lightning's ``precision``
-  (``bf16-mixed`` in ``configs/trainer/fsdp.yaml``). The root FSDP unit is the policy model, not the
-  LightningModule (``coevo.core.algos.fsdp_policy`` says why).
+- ``fsdp`` (``trainer=fsdp`` on GPUs, ``trainer=fsdp_cpu`` on the CPU over gloo): Lightning's
+  ``FSDPStrategy`` with the model's decoder-layer class as the auto-wrap unit (found from the loaded
+  model: ``_no_split_modules`` of the Hugging Face model), optional activation checkpointing of the
+  same unit, ``use_orig_params`` so LoRA (some parameters frozen) and full fine-tuning both work, and
+  full state dicts (gathered on rank 0) for checkpoints and the exported policy. Mixed precision is
+  Lightning's ``precision`` (``bf16-mixed`` in ``configs/trainer/fsdp.yaml``). The root FSDP unit is
+  the policy model, not the LightningModule (``coevo.core.algos.fsdp_policy`` says why). Over several
+  processes each rank holds 1/N of the parameters, gradients and optimizer state; rollouts sample
+  from a gathered full copy (``coevo.core.policy.full_replica``) and updates run the same number of
+  forwards on every rank (``RolloutModule.lockstep``).
 
-Lightning refuses FSDP on the CPU; ``require_gpu`` turns that into one message before any work.
-It also refuses FSDP over several processes, for now: FSDP all-gathers every shard unit in each
-forward, so all ranks must run the same number of forwards, while each rank's rollouts (generation
-lengths) and micro-batches differ, and the rollout engine would need a full-state gather inside
-the step. Several GPUs or nodes: ``trainer=ddp_gpu`` (every rank holds the whole model).
+Lightning refuses ``FSDPStrategy`` on the CPU by comparing the strategy's exact type, so
+``trainer=fsdp_cpu`` runs the same strategy as ``CPUFSDPStrategy``, a subclass that changes nothing
+else: the sharded path runs (and is tested) on a machine without a GPU, in float32 over gloo.
+``require_gpu`` turns a GPU preset on a machine without one, or more devices than it has, into one
+message before any work.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
+from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
 
 from coevo.core.config import ConfigError
 from coevo.core.fields import check_instance, choice
@@ -42,25 +47,89 @@ class FSDPSettings:
         check_instance(self, "trainer.fsdp")
 
 
+def _full_state_dict_in_place(module, world_size: int, rank0_only: bool = True):
+    """Lightning's full-state-dict context without ``offload_to_cpu``: on the CPU the "offloaded"
+    tensors are the unsharded parameters themselves, whose storage FSDP frees on resharding; with
+    2 gloo processes rank 0 then crashes (SIGSEGV) reading the state dict."""
+    from torch.distributed.fsdp import FullOptimStateDictConfig, FullStateDictConfig, StateDictType
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    return FSDP.state_dict_type(module=module, state_dict_type=StateDictType.FULL_STATE_DICT,
+                                state_dict_config=FullStateDictConfig(offload_to_cpu=False, rank0_only=rank0_only),
+                                optim_state_dict_config=FullOptimStateDictConfig(offload_to_cpu=False,
+                                                                                 rank0_only=rank0_only))
+
+
+@contextmanager
+def _cpu_state_dicts():
+    """Lightning's FSDP strategy module with ``_full_state_dict_in_place`` for the duration of a call."""
+    import lightning.pytorch.strategies.fsdp as lightning_fsdp
+
+    original = lightning_fsdp._get_full_state_dict_context
+    lightning_fsdp._get_full_state_dict_context = _full_state_dict_in_place
+    try:
+        yield
+    finally:
+        lightning_fsdp._get_full_state_dict_context = original
+
+
+class CPUFSDPStrategy(FSDPStrategy):
+    """Lightning's FSDPStrategy under another type name, which Lightning runs with ``accelerator=cpu``
+    (gloo, float32): ``trainer=fsdp_cpu``. Its full state dicts stay where they are
+    (``_full_state_dict_in_place``); nothing else differs."""
+
+    def lightning_module_state_dict(self):
+        with _cpu_state_dicts():
+            return super().lightning_module_state_dict()
+
+    def optimizer_state(self, optimizer):
+        with _cpu_state_dicts():
+            return super().optimizer_state(optimizer)
+
+    def load_checkpoint(self, checkpoint_path, weights_only=None):
+        with _cpu_state_dicts():
+            return super().load_checkpoint(checkpoint_path, weights_only=weights_only)
+
+
+def is_fsdp(strategy) -> bool:
+    """Whether a built Lightning strategy is FSDP (on GPUs or the CPU)."""
+    return isinstance(strategy, FSDPStrategy)
+
+
 def require_gpu(trainer_settings) -> None:
-    """``trainer.strategy=fsdp`` without a visible GPU: one clear error, before any work."""
+    """``trainer.strategy=fsdp`` on GPUs: a visible GPU and enough of them, else one clear error."""
     t = trainer_settings
-    if t.strategy != "fsdp":
+    if t.strategy != "fsdp" or t.accelerator == "cpu":
         return
-    if t.accelerator == "cpu" or not torch.cuda.is_available():
+    if not torch.cuda.is_available():
         raise ConfigError(
-            "config error at 'trainer.strategy': trainer=fsdp needs a GPU (Lightning's FSDPStrategy does not run "
-            "on the CPU) and no CUDA device is visible here; on a CPU machine use trainer=ddp_cpu "
-            "(Lightning DDP, 2 processes, gloo)"
+            "config error at 'trainer.accelerator': trainer=fsdp runs on GPUs and no CUDA device is visible here; "
+            "on a CPU machine use trainer=fsdp_cpu (the same FSDP over gloo processes, trainer.devices=2)"
         )
-    per_node = torch.cuda.device_count() if t.devices == "auto" else int(t.devices)
-    world = int(os.environ.get("WORLD_SIZE") or 0) or per_node * t.num_nodes
-    if world > 1:
+    visible = torch.cuda.device_count()
+    if t.devices != "auto" and int(t.devices) > visible and "LOCAL_RANK" not in os.environ:
         raise ConfigError(
-            f"config error at 'trainer.devices': trainer=fsdp runs one process (one GPU) for now, got {world} "
-            f"processes: sharding over several GPUs needs the same number of forward passes on every rank, which "
-            f"per-rank rollouts and micro-batches do not give yet; for several GPUs or nodes use trainer=ddp_gpu, "
-            f"or set trainer.devices=1"
+            f"config error at 'trainer.devices': {t.devices} processes asked for, but {visible} GPU(s) are visible "
+            f"on this node; set trainer.devices={visible} (or trainer.devices=auto)"
+        )
+
+
+def process_count(trainer_settings) -> int:
+    """The processes of the run: ``WORLD_SIZE`` under torchrun / SLURM, else devices x nodes."""
+    t = trainer_settings
+    if os.environ.get("WORLD_SIZE"):
+        return int(os.environ["WORLD_SIZE"])
+    per_node = (torch.cuda.device_count() if t.accelerator != "cpu" else 1) if t.devices == "auto" else int(t.devices)
+    return per_node * t.num_nodes
+
+
+def require_sharded_rollouts(trainer_settings, engine_name: str) -> None:
+    """FSDP over several processes samples from a gathered full copy, which the ``hf`` engine has."""
+    t = trainer_settings
+    if t.strategy == "fsdp" and engine_name != "hf" and process_count(t) > 1:
+        raise ConfigError(
+            f"config error at 'rollout.name': rollout={engine_name} cannot yet sample from a policy sharded over "
+            f"{process_count(t)} processes (trainer=fsdp); use rollout=hf, or trainer.devices=1 with {engine_name}"
         )
 
 
@@ -93,15 +162,12 @@ def build_strategy(trainer_settings, model: torch.nn.Module | None = None):
     if t.strategy == "auto":
         return "auto"
     if t.strategy == "ddp":
-        from lightning.pytorch.strategies import DDPStrategy
-
         return DDPStrategy(process_group_backend=t.process_group_backend, find_unused_parameters=False,
                            **_no_forward_buffer_sync())
     require_gpu(t)
-    from lightning.pytorch.strategies import FSDPStrategy
-
+    strategy_class = CPUFSDPStrategy if t.accelerator == "cpu" else FSDPStrategy
     layers = decoder_layer_classes(model) if model is not None else None
-    return FSDPStrategy(
+    return strategy_class(
         auto_wrap_policy=layers,
         activation_checkpointing_policy=layers if (layers and t.fsdp.activation_checkpointing) else None,
         sharding_strategy=t.fsdp.sharding_strategy,

@@ -48,7 +48,7 @@ from coevo.core.cli.resume_policy import command_line_keys, record_resume, resum
 from coevo.core.cli.run_dir import claim_run_dir, prepare_run_dir
 from coevo.core.cli.run_lock import release_run_dir
 from coevo.core.cli.schema import TrainSchema, cpu_thread_count
-from coevo.core.cli.strategy import build_strategy, require_gpu
+from coevo.core.cli.strategy import build_strategy, require_gpu, require_sharded_rollouts
 from coevo.core.config import build_component, validate
 from coevo.core.data.rollout_datamodule import RolloutDataModule
 from coevo.core.evaluation import evaluate, with_greedy
@@ -101,6 +101,7 @@ def run(cfg: DictConfig) -> dict:
         algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
         extra_callbacks = configured_callbacks(cfg.get("callbacks"))
         _, engine_cfg = engine_component(cfg.get("rollout"))
+        require_sharded_rollouts(settings.trainer, cfg.rollout.name if cfg.get("rollout") else "hf")
     with stage("data"):
         env_cls, env_cfg, make_env = env_factory(cfg.env)
     with stage("config"):
@@ -162,6 +163,8 @@ def run(cfg: DictConfig) -> dict:
         trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
         trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
     train_seconds = time.perf_counter() - start
+    if settings.eval.after:  # sharded over ranks: evaluate the full weights (a refreshed copy on each rank)
+        model = module.full_policy() if hasattr(module, "full_policy") else model
     after = run_eval("after") if settings.eval.after else None
 
     title = (f"{algo_cfg.name} on {env_cls.name}: held-out success "

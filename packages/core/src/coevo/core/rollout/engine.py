@@ -45,6 +45,13 @@ class RolloutEngine(ABC):
     def sync_weights(self, model: torch.nn.Module) -> None:  # noqa: B027 (no-op for shared weights)
         """Make the engine sample from ``model``'s current weights (a no-op when they are shared)."""
 
+    def use_replica(self, replica) -> None:
+        """Sample from ``replica`` (a ``coevo.core.policy.full_replica.FullReplica``) refreshed from the
+        sharded policy at every ``sync_weights``: the policy is split over several processes."""
+        raise NotImplementedError(
+            f"the '{type(self).__name__}' rollout engine cannot sample from a policy sharded over several "
+            f"processes yet; use rollout=hf with trainer=fsdp over several processes, or one process")
+
     def release_memory(self) -> None:  # noqa: B027 (no-op unless the engine holds its own memory)
         """Between rollouts: free what the engine holds (a colocated GPU engine's weights and KV cache);
         the next ``sync_weights`` brings it back."""

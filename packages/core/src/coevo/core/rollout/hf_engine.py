@@ -1,6 +1,8 @@
 """The ``hf`` rollout engine: transformers ``generate`` and packed forward scoring (CPU or GPU).
 
-It shares the trainer's model object, so weight sync is free. Prompts are left-padded into one
+It shares the trainer's model object, so weight sync is free; when the policy is sharded over
+several processes (FSDP), it samples from a full copy refreshed at every ``sync_weights``
+(``coevo.core.policy.full_replica``), whose forwards need no collective. Prompts are left-padded into one
 batch; log-probs are recomputed from the raw logits at the sampling temperature (the same
 definition the trainer uses), not from processed scores.
 """
@@ -39,9 +41,15 @@ class HFEngine(RolloutEngine):
         self.tokenizer = tokenizer
         self.pad_id = tokenizer.pad_token_id
         self.stop_ids = [tokenizer.eos_token_id]
+        self.replica = None  # a FullReplica when the policy is sharded over processes
+
+    def use_replica(self, replica) -> None:
+        self.replica = replica
+        self.model = replica.model
 
     def sync_weights(self, model: torch.nn.Module) -> None:
-        self.model = model
+        # sharded: gather the current weights into the replica (collective, once per rollout)
+        self.model = self.replica.refresh(model) if self.replica is not None else model
 
     @property
     def device(self) -> torch.device:

@@ -1,9 +1,10 @@
-"""Run ``coevo-train`` as a real multi-process job (``trainer=ddp_cpu``: 2 processes, gloo) in tests.
+"""Run ``coevo-train`` as a real multi-process job (``trainer=ddp_cpu`` or ``fsdp_cpu``: 2 processes, gloo) in tests.
 
 The CLI must run as its own program: Lightning's launcher starts the second rank by re-running
 the command line (``python -m coevo.core.cli.train …``), which inside pytest would be pytest.
 ``train_ddp`` runs the CLI with the fast test settings (``fast_configs.FAST_BOXES``) plus the
-caller's overrides and returns the finished process (fails the test with the output if it failed).
+caller's overrides and returns the finished process (fails the test with the output if it failed);
+``trainer=FSDP`` runs the same job sharded (``trainer=fsdp_cpu``).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from pathlib import Path
 from coevo.core.testing.fast_configs import FAST_BOXES
 
 DDP = ["trainer=ddp_cpu", "trainer.checkpoint_every=1"]
+FSDP = ["trainer=fsdp_cpu", "trainer.checkpoint_every=1"]
 
 
 def train_ddp(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_dir: Path,
-              base: Iterable[str] = FAST_BOXES, timeout: float = 300) -> subprocess.CompletedProcess:
+              base: Iterable[str] = FAST_BOXES, timeout: float = 300,
+              trainer: Iterable[str] = DDP) -> subprocess.CompletedProcess:
     overrides = list(overrides)
     resuming = any(o.startswith("resume=") for o in overrides)  # a resume continues in its own folder
-    cmd = [sys.executable, "-m", "coevo.core.cli.train", *base, *DDP, f"warmstart.cache_dir={cache_dir}",
+    cmd = [sys.executable, "-m", "coevo.core.cli.train", *base, *trainer, f"warmstart.cache_dir={cache_dir}",
            *([] if resuming else [f"run_dir={run_dir}"]), *overrides]
     env = {**os.environ, "COEVO_CONFIG_DIR": config_dir, "OMP_NUM_THREADS": "1"}
     for key in ("LOCAL_RANK", "NODE_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
