@@ -8,7 +8,12 @@ from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
 
 from coevo.core.cli import train
 from coevo.core.cli.schema import TrainSchema
-from coevo.core.cli.strategy import CPUFSDPStrategy, build_strategy, decoder_layer_classes, require_sharded_rollouts
+from coevo.core.cli.strategy import (
+    CPUFSDPStrategy,
+    build_strategy,
+    decoder_layer_classes,
+    require_sharded_rollouts,
+)
 from coevo.core.config import ConfigError, validate
 from coevo.core.policy.lora import LoraSettings, apply_lora
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
