@@ -188,9 +188,10 @@ class RolloutModule(L.LightningModule):
             params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
             norm = torch.nn.utils.clip_grad_norm_(params, limit)
         optimizer.step()
-        if is_sharded(self.policy):  # what this rank holds of the model's training state
+        if is_sharded(self.policy):  # the most any rank holds of the model's training state
             held = held_state_bytes(self.policy.parameters(), optimizer.optimizer)
-            self.record({f"held_{key}_bytes": float(value) for key, value in held.items()})
+            self.record({f"held_{key}_bytes": float(dist.max_over_ranks(value)) for key, value in held.items()},
+                        reduce=False)
         optimizer.zero_grad(set_to_none=True)
         scheduler = self.lr_schedulers()
         if scheduler is not None:
