@@ -14,3 +14,5 @@ def register() -> None:
 
     # heavy optional backend: imported only when chosen (rollout=vllm), so core imports without vLLM
     registry.rollout_engines.register("vllm", "coevo.core.rollout.vllm_engine:VLLMEngine")
+    # decisions from a fixed script: tests of rollback in real (multi-process) runs
+    registry.callbacks.register("scripted_commits", "coevo.core.testing.scripted_commits:ScriptedCommits")

@@ -17,7 +17,10 @@ the same root and makes the same decisions as a run that was never stopped.
 
 Several processes: every rank runs the judge (it may use collectives), then rank 0's decision is
 broadcast and applied on every rank, so the replicas commit or roll back together (a checksum of
-the weights is compared across ranks after each decision; a mismatch stops the run).
+the weights is compared across ranks after each decision; a mismatch stops the run). Under FSDP
+(a policy sharded over the ranks) each rank's snapshot holds its own shards of the weights and of
+the optimizer state, and restores them in place; the checkpoint keeps every rank's, so a resume on
+the same number of processes gives each rank its own back.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 import lightning as L
 
 from coevo.core import distributed as dist
+from coevo.core.algos.fsdp_policy import is_sharded
 from coevo.core.state.snapshot import (
     TrainingSnapshot,
     restore_snapshot,
@@ -58,12 +62,14 @@ class CommitRollback(L.Callback):
         self.root_step = 0  # global step at which the root was taken
         self.history: list[tuple[int, Decision]] = []  # (global step, decision)
         self._resumed = False  # the root came from a checkpoint: keep it at train start
+        self._sharded = False  # the policy is split over the ranks: each rank's root is its shards
 
     @staticmethod
     def _policy(module):
         return getattr(module, "policy", module)
 
     def on_train_start(self, trainer, module) -> None:
+        self._sharded = is_sharded(self._policy(module)) and dist.world_size() > 1
         if self._resumed and self.root is not None:
             return  # resumed: the checkpoint's root and root_step stand
         self.root = take_snapshot(self._policy(module), trainer, module)
@@ -77,6 +83,9 @@ class CommitRollback(L.Callback):
             return {}
         root = snapshot_state(self.root)
         root["rng_per_rank"] = dist.gather_objects(root["rng"])
+        if self._sharded:  # each rank's shards of the weights and the optimizer state
+            root["shards_per_rank"] = dist.gather_objects({"weights": root["weights"],
+                                                           "optimizers": root["optimizers"]})
         judge_state = self.judge.state_dict() if hasattr(self.judge, "state_dict") else None
         return {"root": root, "root_step": self.root_step, "every_n_steps": self.every_n_steps,
                 "history": [[step, asdict(d)] for step, d in self.history], "judge": judge_state}
@@ -88,6 +97,14 @@ class CommitRollback(L.Callback):
         per_rank = root.pop("rng_per_rank", None) or [root["rng"]]
         if len(per_rank) == dist.world_size():
             root["rng"] = per_rank[dist.rank()]
+        shards = root.pop("shards_per_rank", None)
+        if shards is not None:
+            if len(shards) != dist.world_size():
+                raise ValueError(
+                    f"resume: the commit/rollback root was saved by {len(shards)} processes holding shards of the "
+                    f"policy, this run has {dist.world_size()}; resume with trainer.devices x trainer.num_nodes = "
+                    f"{len(shards)}")
+            root.update(shards[dist.rank()])
         self.root = snapshot_from_state(root)
         self.root_step = int(state_dict["root_step"])
         self.history = [(int(step), Decision(**d)) for step, d in state_dict["history"]]
@@ -105,7 +122,7 @@ class CommitRollback(L.Callback):
         else:
             restore_snapshot(self.root, self._policy(module), trainer, module)
         self.root_step = trainer.global_step
-        if dist.world_size() > 1:  # the replicas must hold the same weights after the decision
+        if dist.world_size() > 1 and not self._sharded:  # the replicas must hold the same weights now
             checksum = sum(float(w.double().sum()) for w in self._policy(module).state_dict().values())
             dist.agree(checksum, "the policy's weights after a commit/rollback decision")
         commits = sum(d.commit for _, d in self.history)
