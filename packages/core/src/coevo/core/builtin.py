@@ -16,3 +16,5 @@ def register() -> None:
     registry.rollout_engines.register("vllm", "coevo.core.rollout.vllm_engine:VLLMEngine")
     # decisions from a fixed script: tests of rollback in real (multi-process) runs
     registry.callbacks.register("scripted_commits", "coevo.core.testing.scripted_commits:ScriptedCommits")
+    # a deliberate rank mismatch (one extra forward on the last rank): tests of the collective timeout
+    registry.algorithms.register("unequal_forwards", "coevo.core.testing.unequal_forwards:UnequalForwards")

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from coevo.core import registry
+from coevo.core.cli.collective_errors import describe_collective_failure
 from coevo.core.config import ConfigError
 
 EXIT_REFUSED = 2  # the input (config, files, paths) was refused; nothing was done
@@ -79,6 +80,9 @@ def describe(exc: BaseException, stage_name: str, refused: bool) -> str:
     message = one_line(exc)
     if refused:
         return f"error ({stage_name}): {message}"
+    collective = describe_collective_failure(exc)
+    if collective is not None:  # ranks that did not meet in a collective call
+        return f"error ({stage_name}): {collective}"
     return (f"error ({stage_name}): {type(exc).__name__}: {message} (an internal failure, not a refused "
             f"setting; rerun with debug=true for the traceback and report it if it persists)")
 

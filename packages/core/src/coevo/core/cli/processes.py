@@ -13,9 +13,11 @@ the processes launched and the group initialised, and reuses both.
 from __future__ import annotations
 
 import logging
+import os
 from contextlib import contextmanager
 
 import lightning as L
+import torch.distributed
 
 from coevo.core.cli.strategy import build_strategy
 
@@ -41,6 +43,9 @@ def start_processes(trainer_settings) -> None:
     t = trainer_settings
     if not multi_process(t):
         return
+    if t.check_collectives:  # the launched ranks inherit it; this process reads it again now
+        os.environ.setdefault("TORCH_DISTRIBUTED_DEBUG", "DETAIL")
+        torch.distributed.set_debug_level_from_env()
     with _quiet_lightning():
         launch = L.Trainer(accelerator=t.accelerator, devices=t.devices, num_nodes=t.num_nodes,
                            strategy=build_strategy(t), logger=False, enable_checkpointing=False,

@@ -54,6 +54,14 @@ class TrainerSettings:
     strategy: str = choice("auto", STRATEGIES)  # auto: one process | ddp (trainer=ddp_cpu) | fsdp (trainer=fsdp, GPUs)
     process_group_backend: str | None = choice(None, BACKENDS)  # gloo | nccl | null: Lightning's choice
     fsdp: FSDPSettings = field(default_factory=FSDPSettings)  # used with strategy=fsdp
+    # seconds a collective call (every rank takes part) may wait for the other ranks before it fails
+    # naming this rank and the phase (ranks that ran different forwards or collectives); it must
+    # cover rank 0 building the warm start while the others wait
+    collective_timeout: int = bounded(1800, ge=1)
+    # verify every collective call's kind and shapes across the ranks before it runs (torch's
+    # TORCH_DISTRIBUTED_DEBUG=DETAIL; slower): a mismatch fails at once naming the ranks' calls,
+    # where otherwise gloo may abort the process or NCCL wait for collective_timeout
+    check_collectives: bool = False
     precision: str = choice("32-true", PRECISIONS)  # Lightning precision, e.g. bf16-mixed
     # optimizer steps between checkpoints (a final one is always written)
     checkpoint_every: int = bounded(10, ge=1)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
@@ -161,9 +162,10 @@ def build_strategy(trainer_settings, model: torch.nn.Module | None = None):
     t = trainer_settings
     if t.strategy == "auto":
         return "auto"
+    timeout = timedelta(seconds=t.collective_timeout)
     if t.strategy == "ddp":
         return DDPStrategy(process_group_backend=t.process_group_backend, find_unused_parameters=False,
-                           **_no_forward_buffer_sync())
+                           timeout=timeout, **_no_forward_buffer_sync())
     require_gpu(t)
     strategy_class = CPUFSDPStrategy if t.accelerator == "cpu" else FSDPStrategy
     layers = decoder_layer_classes(model) if model is not None else None
@@ -176,4 +178,5 @@ def build_strategy(trainer_settings, model: torch.nn.Module | None = None):
         use_orig_params=True,
         limit_all_gathers=True,
         process_group_backend=t.process_group_backend,
+        timeout=timeout,
     )
