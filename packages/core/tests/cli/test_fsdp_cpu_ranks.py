@@ -30,31 +30,31 @@ def _parameters(cache) -> int:
     return json.loads(stats.read_text())["parameters"]
 
 
-@pytest.mark.parametrize("case", [UNEQUAL, EVERY_SAMPLE], ids=["unequal", "every-sample"])
-def test_each_rank_holds_half_and_ranks_run_in_lockstep(tmp_path, case):
-    cache = tmp_path / "cache"
-    done = train_ddp(CONFIG_DIR, ["trainer.max_steps=2", *case, "eval.num_tasks=4"], cache,
-                     tmp_path / "run", BASE, trainer=FSDP)
-    assert "2 processes" in done.stdout
-    rows = metrics_rows(tmp_path / "run")
-    assert [r["step"] for r in rows] == [1, 2]
+def _holds_half(rows, cache) -> None:
     full = 4 * _parameters(cache)  # float32 bytes of the whole model
     for row in rows:
         assert 0.45 * full <= row["train/held_parameters_bytes"] <= 1.1 * full / 2
         if row["train/samples"] > 0:  # a step with a backward (every group tied on both ranks: none)
             assert row["train/held_gradients_bytes"] == row["train/held_parameters_bytes"]  # full fine-tuning
             assert row["train/held_optimizer_bytes"] == 2 * row["train/held_parameters_bytes"]  # AdamW's moments
-    if case is UNEQUAL:
-        # step 2 (seeded): every group of one rank tied, 8 samples on the other, 8 padding forwards
-        assert [(r["train/samples"], r["train/padding_micro_batches"]) for r in rows] == [(0, 0), (8, 8)]
-    else:
-        assert all(r["train/samples"] > 0 for r in rows)
+
+
+def test_a_rank_without_samples_runs_in_lockstep(tmp_path):
+    cache = tmp_path / "cache"
+    done = train_ddp(CONFIG_DIR, ["trainer.max_steps=2", *UNEQUAL, "eval.num_tasks=4"], cache,
+                     tmp_path / "run", BASE, trainer=FSDP)
+    assert "2 processes" in done.stdout
+    rows = metrics_rows(tmp_path / "run")
+    assert [r["step"] for r in rows] == [1, 2]
+    _holds_half(rows, cache)
+    # step 2 (seeded): every group of one rank tied, 8 samples on the other, 8 padding forwards
+    assert [(r["train/samples"], r["train/padding_micro_batches"]) for r in rows] == [(0, 0), (8, 8)]
     exported = load_file(str(tmp_path / "run" / "policy" / "model.safetensors"))
     assert sum(t.numel() for k, t in exported.items() if k != "lm_head.weight") == _parameters(cache)
     assert (tmp_path / "run" / "eval_after.json").is_file()
 
 
-def test_sharded_grpo_resumes_exactly(tmp_path):
+def test_sharded_grpo_holds_half_and_resumes_exactly(tmp_path):
     cache = tmp_path / "cache"
     base = [*BASE, *EVERY_SAMPLE]
     train_ddp(CONFIG_DIR, ["trainer.max_steps=4", *QUIET], cache, tmp_path / "straight", base, trainer=FSDP)
@@ -63,6 +63,8 @@ def test_sharded_grpo_resumes_exactly(tmp_path):
               trainer=FSDP)
     straight, split = metrics_rows(tmp_path / "straight"), metrics_rows(tmp_path / "split")
     assert [r["step"] for r in straight] == [1, 2, 3, 4]
+    assert all(r["train/samples"] > 0 for r in straight)
+    _holds_half(straight, cache)
     assert straight == split
     a = load_file(str(tmp_path / "straight" / "policy" / "model.safetensors"))
     b = load_file(str(tmp_path / "split" / "policy" / "model.safetensors"))

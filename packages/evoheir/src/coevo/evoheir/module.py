@@ -83,6 +83,9 @@ CORE_WARMSTART = (1_000_000, 1_100_000)  # core's default warmstart.first_index 
 @registry.algorithms.register("evoheir")
 class EvoHeir(RolloutModule):
     Config = EvoHeirConfig
+    # its branches, screening, recovery student and held-out evaluation call the policy directly,
+    # each rank a different number of times: not with the policy sharded over ranks (trainer=fsdp)
+    shards_over_ranks = False
 
     def __init__(self, config: EvoHeirConfig, context: AlgorithmContext):
         super().__init__(context, config.optim, config.group_size)

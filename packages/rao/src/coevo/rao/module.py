@@ -106,7 +106,8 @@ class RAO(GRPO):
         if self._active is None:
             return super().optimizer_step_with_clipping()
         clip = self.optim_settings.grad_clip
-        self.average_gradients(self.policy.parameters())  # the flat copy is replicated on every rank too
+        # the flat copy is a full replica on every rank, under DDP and FSDP alike: average its gradients
+        dist.average_gradients(self.policy.parameters())
         params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
         norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
         self._active.optimizer.step()

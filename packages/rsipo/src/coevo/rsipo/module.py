@@ -113,7 +113,8 @@ class RSIPO(GRPO):
         if writes and self.trainer.ckpt_path is None and cfg.warmup.steps > 0:
             self._warmup()
         if writes and not cfg.skill_evolution:
-            frozen = copy.deepcopy(self.policy).eval()
+            # the writer's weights now (sharded over ranks: a full copy, no collective in its forwards)
+            frozen = copy.deepcopy(self.full_policy() if self.sharded_over_ranks else self.policy).eval()
             if self._frozen_state is not None:
                 frozen.load_state_dict(self._frozen_state)
             for p in frozen.parameters():
@@ -337,10 +338,11 @@ class RSIPO(GRPO):
         choice = [t for t in turns if t.candidates is not None]
         if self.config.choice_loss == "softmax" and len(choice) == len(turns):
             agent = self.context.agent
-            values = teacher_choice_logprobs(self.policy, prompts, turns, pad_id, agent.choice_score,
+            values = teacher_choice_logprobs(self.no_grad_policy(), prompts, turns, pad_id, agent.choice_score,
                                              agent.choice_temperature, budget)
         else:
-            values = teacher_token_logprobs(self.policy, prompts, turns, pad_id, self.logprob_temperature, budget)
+            values = teacher_token_logprobs(self.no_grad_policy(), prompts, turns, pad_id, self.logprob_temperature,
+                                            budget)
         return dict(zip(keys, values))
 
     def action_samples(self, episodes: list[Episode], advantages: torch.Tensor, omega: list[float],
@@ -380,13 +382,22 @@ class RSIPO(GRPO):
         forward = [s for s in samples if s.in_pg or (cfg.opsd_coef > 0 and has_teacher(s) and s.omega > 0)]
         totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "opsd_loss": 0.0, "skill_loss": 0.0,
                   "opsd/gap_sum": 0.0, "opsd/prefers_sum": 0.0, "opsd/tokens": 0.0}
-        for mb in (self._micro_batches(forward, pad_id) if forward else []):
+        action_mbs = self._micro_batches(forward, pad_id) if forward else []
+        skill_mbs = micro_batches(skill_samples, cfg.micro_batch_tokens, pad_id) if skill_samples else []
+        # sharded over ranks: every rank runs as many of each as the rank with the most (agreed first)
+        action_padding = self.lockstep(len(action_mbs)) - len(action_mbs)
+        skill_padding = self.lockstep(len(skill_mbs)) - len(skill_mbs)
+        for mb in action_mbs:
             loss, parts = self._action_loss(mb, forward, pg_norm, opsd_norm)
             self.manual_backward(loss)
             for key, value in parts.items():
                 totals[key] += value
+        for _ in range(action_padding):
+            self.padding_step(pad_id)
         skill_tokens = float(max(1, sum(sum(s.agent_mask) for s in skill_samples)))
-        for mb in (micro_batches(skill_samples, cfg.micro_batch_tokens, pad_id) if skill_samples else []):
+        for _ in range(skill_padding):
+            self.padding_step(pad_id, with_reference=False)
+        for mb in skill_mbs:
             device = self.device
             lp = sequence_token_logprobs(self.policy, mb.input_ids.to(device), mb.attention_mask.to(device),
                                          cfg.skill.temperature, first_response_position(mb))  # [b, T]
@@ -416,7 +427,8 @@ class RSIPO(GRPO):
         logprobs = self._logprobs(self.policy, mb)  # [b, T]
         parts = {}
         loss = torch.zeros((), device=self.device)
-        if bool(pg_rows.any()):
+        # sharded: the reference forward runs for every micro-batch, so all ranks run the same forwards
+        if bool(pg_rows.any()) or self.sharded_over_ranks:
             pg_loss, _ = clipped_policy_gradient_loss(logprobs, logprobs.detach(), adv * pg_rows[:, None], mask,
                                                       cfg.clip_low, cfg.clip_high, cfg.loss_aggregation, pg_norm)
             loss = loss + pg_loss

@@ -155,8 +155,7 @@ class GRPO(RolloutModule):
                 for key, value in parts.items():
                     totals[key] += value / cfg.updates_per_batch
             for _ in range(padding):
-                loss, _ = self._micro_loss(self._padding_micro_batch(pad_id), 1.0, on_policy=False)
-                self.manual_backward(loss * 0.0)
+                self.padding_step(pad_id)
             if padding:
                 totals["padding_micro_batches"] += padding
             totals["grad_norm"] += self.optimizer_step_with_clipping() / cfg.updates_per_batch
@@ -164,6 +163,16 @@ class GRPO(RolloutModule):
         totals["samples"] = float(len(samples))
         totals["update_seconds"] = time.perf_counter() - start
         return totals
+
+    def padding_step(self, pad_id: int, with_reference: bool = True) -> None:
+        """One lockstep forward and backward that changes nothing: the forwards of a real micro-batch
+        (the policy's, and the reference's when there is one and ``with_reference``), loss x 0."""
+        mb = self._padding_micro_batch(pad_id)
+        if with_reference:
+            loss, _ = self._micro_loss(mb, 1.0, on_policy=False)
+        else:
+            loss = self._logprobs(self.policy, mb).sum()
+        self.manual_backward(loss * 0.0)
 
     def _padding_micro_batch(self, pad_id: int):
         """A two-token micro-batch with advantage 0: the forward a rank without work runs in lockstep."""

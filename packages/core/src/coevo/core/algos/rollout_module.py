@@ -84,6 +84,13 @@ class RolloutModule(L.LightningModule):
         over the ranks when the policy is sharded (collective: every rank calls it), else ``count``."""
         return dist.max_over_ranks(count) if self.sharded_over_ranks else count
 
+    def no_grad_policy(self) -> torch.nn.Module:
+        """The model for no-grad forwards of the current weights between a rollout and the update
+        (teacher log-probs, a frozen copy): the rollout replica when sharded over ranks (its
+        forwards need no collective; refreshed by the last rollout), else the policy itself."""
+        replica = getattr(self.engine, "replica", None)
+        return replica.model if replica is not None else self.policy
+
     def full_policy(self) -> torch.nn.Module:
         """The policy with its full weights on this rank, for rollouts outside ``fit`` (evaluation
         after training): the refreshed replica when sharded over ranks (collective), else the policy

@@ -16,7 +16,7 @@ from transformers import GenerationConfig
 
 from coevo.core import registry
 from coevo.core.algos.buckets import padded_buckets
-from coevo.core.algos.fsdp_policy import unwrap_sharded
+from coevo.core.algos.fsdp_policy import is_sharded, unwrap_sharded
 from coevo.core.fields import bounded, registry_name
 from coevo.core.policy.candidates import packed_candidate_token_logprobs
 from coevo.core.policy.logprobs import gather_token_logprobs
@@ -48,8 +48,9 @@ class HFEngine(RolloutEngine):
         self.model = replica.model
 
     def sync_weights(self, model: torch.nn.Module) -> None:
-        # sharded: gather the current weights into the replica (collective, once per rollout)
-        self.model = self.replica.refresh(model) if self.replica is not None else model
+        # sharded: gather the current weights into the replica (collective, once per rollout); a
+        # model that is not sharded (e.g. RAO's flat copy) is used as it is
+        self.model = self.replica.refresh(model) if self.replica is not None and is_sharded(model) else model
 
     @property
     def device(self) -> torch.device:
