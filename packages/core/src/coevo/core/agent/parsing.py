@@ -8,8 +8,9 @@ The parse is a left-to-right scan, linear in the reply's length (model text is h
 the former backtracking regex was quadratic in the number of ``</think>`` tags): the end of the
 think block is one search for ``</think>\\s*<action>``, which fails at each ``</think>`` after its
 run of whitespace, so it never reads a character twice, and runs in C (200,000 ``</think>`` tags:
-a Python loop over them took ~1 s on a busy machine). It accepts exactly what ``^\\s*(?:<think>.*?</think>\\s*)?<action>(.*?)</action>\\s*$``
-(DOTALL) accepts; ``tests/agent/test_action_parsing_fuzz.py`` checks that against the regex.
+a Python loop over them took ~1 s on a busy machine). It accepts exactly what
+``^\\s*(?:<think>.*?</think>\\s*)?<action>(.*?)</action>\\s*$`` (DOTALL) accepts;
+``tests/agent/test_action_parsing_fuzz.py`` checks that against the regex.
 """
 
 from __future__ import annotations

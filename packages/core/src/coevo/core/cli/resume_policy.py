@@ -41,6 +41,8 @@ RESUMABLE = (
     "trainer.log_every",
     "trainer.progress_bar",
     "trainer.cpu_threads",
+    "trainer.collective_timeout",  # how long a collective waits, and whether calls are checked: not results
+    "trainer.check_collectives",
     "eval",
     "warmstart.cache_dir",
     "debug",
