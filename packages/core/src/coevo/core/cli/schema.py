@@ -51,7 +51,7 @@ class TrainerSettings:
     # processes per node: an int, or "auto" (every visible GPU)
     devices: Any = checked(1, _processes, "a number of processes >= 1 or 'auto'", bad=(0, "many"), good=(2, "auto"))
     num_nodes: int = bounded(1, ge=1)  # machines (torchrun / SLURM launch one process per device on each)
-    strategy: str = choice("auto", STRATEGIES)  # auto: one process | ddp (trainer=ddp_cpu) | fsdp (trainer=fsdp, GPUs)
+    strategy: str = choice("auto", STRATEGIES)  # auto: one process | ddp (trainer=ddp_cpu/ddp_gpu) | fsdp (trainer=fsdp, fsdp_cpu)
     process_group_backend: str | None = choice(None, BACKENDS)  # gloo | nccl | null: Lightning's choice
     fsdp: FSDPSettings = field(default_factory=FSDPSettings)  # used with strategy=fsdp
     # seconds a collective call (every rank takes part) may wait for the other ranks before it fails

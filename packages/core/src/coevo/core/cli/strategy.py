@@ -92,11 +92,6 @@ class CPUFSDPStrategy(FSDPStrategy):
             return super().load_checkpoint(checkpoint_path, weights_only=weights_only)
 
 
-def is_fsdp(strategy) -> bool:
-    """Whether a built Lightning strategy is FSDP (on GPUs or the CPU)."""
-    return isinstance(strategy, FSDPStrategy)
-
-
 def require_gpu(trainer_settings) -> None:
     """``trainer.strategy=fsdp`` on GPUs: a visible GPU and enough of them, else one clear error."""
     t = trainer_settings
