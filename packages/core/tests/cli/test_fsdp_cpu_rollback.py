@@ -4,7 +4,7 @@ Each rank snapshots its own shards of the weights and of the AdamW state and res
 Scripted decisions every 2 steps (commit, roll back, commit) over 6 steps end with the same weights
 as 4 steps without the excursion, bit for bit, and steps 5-6 replay steps 3-4. A run stopped at
 step 3 (its root, taken at step 2, in the checkpoint: every rank's shards) and resumed to step 6
-ends the same way.
+ends the same way: metrics and exported weights (exact resume over two ranks).
 """
 
 import pytest
@@ -12,7 +12,7 @@ import torch
 from conftest import CONFIG_DIR, FAST
 from safetensors.torch import load_file
 
-from coevo.core.testing.ddp import FSDP, metrics_rows, train_ddp
+from coevo.core.testing.ddp import FSDP, assert_holds_half, metrics_rows, train_ddp, warm_start_parameters
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU (gloo) path of trainer=fsdp")
 
@@ -42,7 +42,10 @@ def test_sharded_rollback_is_bit_exact_and_survives_resume(tmp_path):
     rows = metrics_rows(tmp_path / "excursion")
     assert [r.get("train/commit/decision") for r in rows] == [None, 1.0, None, 0.0, None, 1.0]
     plain = _without_timing_and_decisions(rows)
-    assert plain[:2] + plain[4:] == _without_timing_and_decisions(metrics_rows(tmp_path / "straight"))
+    straight_rows = metrics_rows(tmp_path / "straight")
+    assert plain[:2] + plain[4:] == _without_timing_and_decisions(straight_rows)
+    assert all(r["train/samples"] > 0 for r in straight_rows)
+    assert_holds_half(straight_rows, warm_start_parameters(cache))  # each rank held half of the parameters, gradients and AdamW state
 
     resumed = _weights(tmp_path / "split")
     assert all(torch.equal(resumed[k], excursion[k]) for k in excursion)

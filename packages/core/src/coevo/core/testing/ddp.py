@@ -43,3 +43,20 @@ def metrics_rows(run_dir: Path, drop: Iterable[str] = ("train/rollout_seconds", 
     """``metrics.jsonl`` rows without the timing keys (which differ between runs)."""
     rows = [json.loads(line) for line in (Path(run_dir) / "metrics.jsonl").read_text().splitlines()]
     return [{k: v for k, v in row.items() if k not in drop} for row in rows]
+
+
+def warm_start_parameters(cache_dir: Path) -> int:
+    """The parameter count of the (one) warm-started model in a test's cache folder."""
+    (stats,) = Path(cache_dir).glob("*/warmstart.json")
+    return json.loads(stats.read_text())["parameters"]
+
+
+def assert_holds_half(rows: list[dict], parameters: int) -> None:
+    """Under FSDP over 2 ranks: every step's largest per-rank share of the float32 parameters is about
+    half the model's, and after a backward the gradients and AdamW's two moments match it."""
+    full = 4 * parameters
+    for row in rows:
+        assert 0.45 * full <= row["train/held_parameters_bytes"] <= 1.1 * full / 2, row
+        if row["train/samples"] > 0:  # a step with a backward (every group tied on both ranks: none)
+            assert row["train/held_gradients_bytes"] == row["train/held_parameters_bytes"]  # full fine-tuning
+            assert row["train/held_optimizer_bytes"] == 2 * row["train/held_parameters_bytes"]  # AdamW's moments
