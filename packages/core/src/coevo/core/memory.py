@@ -103,15 +103,15 @@ def plan(size: ModelSize, strategy: str, world: int, per_node: int, sharding: st
 
 def meta_model_size(model_node, lora) -> ModelSize:
     """Parameter counts of the configured model, built on the meta device (nothing allocated)."""
-    from transformers import AutoConfig, AutoModelForCausalLM, Qwen2Config
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from coevo.core.policy.tiny import TinyModelConfig, qwen2_config
 
     name = model_node.get("name")
-    if name == "tiny":
-        config = Qwen2Config(vocab_size=model_node.vocab_size, hidden_size=model_node.hidden_size,
-                             intermediate_size=model_node.intermediate_size,
-                             num_hidden_layers=model_node.num_layers, num_attention_heads=model_node.num_heads,
-                             num_key_value_heads=model_node.num_kv_heads,
-                             head_dim=model_node.hidden_size // model_node.num_heads, tie_word_embeddings=True)
+    if name == "tiny":  # the builder's own config (the tokenizer it trains has about vocab_size tokens)
+        fields = TinyModelConfig.__dataclass_fields__
+        tiny = TinyModelConfig(**{k: v for k, v in model_node.items() if k in fields})
+        config = qwen2_config(tiny, tiny.vocab_size)
     elif name == "hf":
         folder = Path(str(model_node.path))
         if not (folder / "config.json").is_file():  # the weights are not needed, the config is

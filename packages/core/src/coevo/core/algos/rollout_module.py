@@ -196,9 +196,9 @@ class RolloutModule(L.LightningModule):
             norm = torch.nn.utils.clip_grad_norm_(params, limit)
         optimizer.step()
         if is_sharded(self.policy):  # the most any rank holds of the model's training state
-            held = held_state_bytes(self.policy.parameters(), optimizer.optimizer)
-            self.record({f"held_{key}_bytes": float(dist.max_over_ranks(value)) for key, value in held.items()},
-                        reduce=False)
+            per_rank = dist.gather_objects(held_state_bytes(self.policy.parameters(), optimizer.optimizer))
+            self.record({f"held_{key}_bytes": float(max(held[key] for held in per_rank)) for key in per_rank[0]},
+                        reduce=False)  # one gather for the three counts
         optimizer.zero_grad(set_to_none=True)
         scheduler = self.lr_schedulers()
         if scheduler is not None:

@@ -34,10 +34,11 @@ class TinyModelConfig:
                              f"{self.num_kv_heads}; choose num_kv_heads dividing num_heads")
 
 
-def build_tiny_model(config: TinyModelConfig, tokenizer: PreTrainedTokenizerBase) -> Qwen2ForCausalLM:
-    """A randomly initialised Qwen2 whose embedding matches ``tokenizer``'s vocabulary."""
-    model_config = Qwen2Config(
-        vocab_size=len(tokenizer),
+def qwen2_config(config: TinyModelConfig, vocab_size: int, pad_token_id: int | None = None,
+                 eos_token_id: int | None = None) -> Qwen2Config:
+    """The Hugging Face config of the tiny Qwen2 with ``vocab_size`` embeddings (tied LM head)."""
+    return Qwen2Config(
+        vocab_size=vocab_size,
         hidden_size=config.hidden_size,
         intermediate_size=config.intermediate_size,
         num_hidden_layers=config.num_layers,
@@ -46,11 +47,16 @@ def build_tiny_model(config: TinyModelConfig, tokenizer: PreTrainedTokenizerBase
         head_dim=config.hidden_size // config.num_heads,
         max_position_embeddings=config.max_position_embeddings,
         tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=pad_token_id,
+        eos_token_id=eos_token_id,
         bos_token_id=None,
         attention_dropout=0.0,
     )
+
+
+def build_tiny_model(config: TinyModelConfig, tokenizer: PreTrainedTokenizerBase) -> Qwen2ForCausalLM:
+    """A randomly initialised Qwen2 whose embedding matches ``tokenizer``'s vocabulary."""
+    model_config = qwen2_config(config, len(tokenizer), tokenizer.pad_token_id, tokenizer.eos_token_id)
     with torch.random.fork_rng():
         torch.manual_seed(config.seed)
         model = Qwen2ForCausalLM(model_config)
