@@ -1,17 +1,50 @@
-"""EVOHEIR does not run with its policy sharded over several processes yet: ``trainer=fsdp_cpu``
-(2 processes) is refused before any work, naming the key and the ways that do work."""
+"""EVOHEIR with its policy sharded over two gloo processes (``trainer=fsdp_cpu``): rounds of the grpo
+host (explore branches with their own AdamW, screening, recovery from a seeded archive merged into
+the shards, the paired confirmation), replicated on both ranks. Each rank holds half of the weights,
+rank 0 writes one row per round, and the rounds are the ones a single process plays: the same
+recovery losses, the same paired gain, the same decisions and held-out accuracy."""
 
-import pytest
-from conftest import FAST_MATH
+import json
+
+from conftest import CONFIG_DIR, FAST_MATH
+from test_evoheir_rounds import _seed_archive
 
 from coevo.core.cli import train
-from coevo.core.config import ConfigError
+from coevo.core.testing.ddp import FSDP, assert_holds_half, metrics_rows, train_ddp, warm_start_parameters
+
+SMALL = ["algo.rounds=2", "algo.host=grpo", "algo.branches=2", "algo.explore_steps=1", "algo.tasks_per_step=2",
+         "algo.group_size=2", "algo.screen.pool_size=4", "algo.screen.samples=1", "algo.commit.pool_size=4",
+         "algo.commit.samples=1", "algo.heldout_tasks=4", "algo.recovery.steps=2", "eval.before=false",
+         "eval.after=false"]
+SAME = ("round", "screen", "recipient", "experience", "qualified", "n_repair", "n_keep", "recovery_gain",
+        "recovery_loss_first", "recovery_loss_last", "v", "tau", "commit", "unchanged", "heldout", "compute_tokens")
 
 
-def test_evoheir_under_sharding_is_refused_before_any_work(compose_train, tmp_path):
-    with pytest.raises(ConfigError) as refused:
-        train.run(compose_train("trainer=fsdp_cpu", base=FAST_MATH))
-    message = str(refused.value)
-    assert "'trainer.strategy'" in message and "algo=evoheir does not run with its policy sharded" in message
-    assert "trainer.devices=1" in message and "trainer=ddp_cpu" in message
-    assert not (tmp_path / "run").exists() and not (tmp_path / "cache").exists()
+def _rounds(run):
+    return [json.loads(line) for line in (run / "rounds.jsonl").read_text().splitlines()]
+
+
+def test_evoheir_rounds_sharded_over_two_ranks_match_one_process(compose_train, tmp_path):
+    seeded = _seed_archive(tmp_path / "seed.json")
+    overrides = [*SMALL, f"algo.archive.load={seeded}"]
+    cache, run = tmp_path / "cache", tmp_path / "run"
+    done = train_ddp(CONFIG_DIR, [*overrides, "trainer.collective_timeout=300"], cache, run, FAST_MATH, trainer=FSDP)
+    sharded = _rounds(run)
+    assert [r["round"] for r in sharded] == [1, 2]
+    assert done.stdout.count("round 1 |") == 1 and done.stdout.count("round 2 |") == 1  # rank 0 prints
+    first = sharded[0]
+    assert first["qualified"] >= 6 and first["n_repair"] > 0  # the seeded records were distilled
+    assert first["recovery_loss_first"] > first["recovery_loss_last"] >= 0
+    assert not first["unchanged"]  # the merged deltas changed the shards: the proposal was judged
+    rows = metrics_rows(run)
+    assert [r["step"] for r in rows] == [1, 2]
+    assert_holds_half(rows, warm_start_parameters(cache))
+    for row, round_ in zip(rows, sharded):
+        assert row["train/commit/decision"] == float(round_["commit"])
+
+    single = tmp_path / "single"
+    cfg = compose_train(*overrides, base=FAST_MATH)
+    cfg.run_dir = str(single)
+    train.run(cfg)
+    for mine, theirs in zip(sharded, _rounds(single), strict=True):
+        assert {k: mine[k] for k in SAME} == {k: theirs[k] for k in SAME}

@@ -25,6 +25,15 @@ the same seeds (the round is replicated, not sharded); the recipient and the com
 rank 0's, broadcast, and the root's weights are broadcast from rank 0 at the end of each round, so
 the replicas cannot drift apart. Only rank 0 writes files (rounds.jsonl, archive, summary, plot).
 
+Sharded (``trainer=fsdp`` / ``fsdp_cpu`` over several processes): the round is replicated the same
+way, but each rank holds 1/N of the weights and of each branch's AdamW state. Snapshots (the root,
+C_t) are each rank's own shards; every rollout, screening, confirmation and held-out evaluation
+samples from the rank's full replica (refreshed from the shards first, a collective every rank
+calls at the same point); the explore updates and the Scout warm-up run the same number of
+micro-batches on every rank (``lockstep``); recovery's teachers and LoRA student work on the full
+replica and their deltas are merged into the shards; whether a proposal differs from the root is
+agreed over the ranks. There is no replica drift to undo: each weight lives on one rank.
+
 Resume (``resume=``): the checkpoint holds the round counter, the rows, the pool ledger, the
 archive with its rejection counts and the compute totals; ``rounds.jsonl`` and the archive file
 are rewritten from it, so rounds a killed run finished after its last checkpoint are replayed,
@@ -83,9 +92,6 @@ CORE_WARMSTART = (1_000_000, 1_100_000)  # core's default warmstart.first_index 
 @registry.algorithms.register("evoheir")
 class EvoHeir(RolloutModule):
     Config = EvoHeirConfig
-    # its branches, screening, recovery student and held-out evaluation call the policy directly,
-    # each rank a different number of times: not with the policy sharded over ranks (trainer=fsdp)
-    shards_over_ranks = False
 
     def __init__(self, config: EvoHeirConfig, context: AlgorithmContext):
         super().__init__(context, config.optim, config.group_size)
@@ -169,7 +175,7 @@ class EvoHeir(RolloutModule):
 
     def _heldout(self) -> float:
         with evaluation_guard(self.policy):
-            summary, episodes = evaluate(self.policy, self.context.tokenizer, self.context.make_env, self.context.agent,
+            summary, episodes = evaluate(self.full_policy(), self.context.tokenizer, self.context.make_env, self.context.agent,
                                          "eval_in_distribution", self.config.heldout_tasks, self.config.heldout_tasks,
                                          self.context.engine_name, self.context.engine_config)
         self.meter.add("heldout", episode_tokens(episodes))
@@ -200,6 +206,8 @@ class EvoHeir(RolloutModule):
                     _accumulate(host_stats, key, value)
             self.candidates[f"b{k + 1}"] = {"weights": trainable_weights(self.policy),
                                             "optimizer": optimizer.state_dict(), "rng": capture_rng()}
+            if k == 0:
+                self.record_held_state(optimizer)  # sharded: the most any rank holds (weights, AdamW)
         load_weights(self.policy, root)
         bar.update()
 
@@ -224,7 +232,9 @@ class EvoHeir(RolloutModule):
         load_weights(self.policy, recipient_weights)
         outcome = RecoveryOutcome(None)
         if c.recovery.enabled and qualified:
-            outcome = recover(self.policy, self.agent, self.context.tokenizer, self.math_config, qualified, c.recovery)
+            self.engine.sync_weights(self.policy)  # sharded: the replica holds θ_sel for teachers and student
+            outcome = recover(self.policy, self.agent, self.context.tokenizer, self.math_config, qualified, c.recovery,
+                              full_model=self.no_grad_policy())
             self.meter.add("recover", outcome.tokens)
         proposal = outcome.weights if outcome.weights is not None else recipient_weights
         load_weights(self.policy, proposal)
@@ -234,6 +244,8 @@ class EvoHeir(RolloutModule):
         bar.set_postfix_str("confirm")
         v, tau, commit = math.nan, math.nan, True
         unchanged = all(torch.equal(proposal[k], root[k]) for k in root)
+        if self.sharded_over_ranks:  # each rank compared its own shards: unchanged only if on every rank
+            unchanged = dist.max_over_ranks(int(not unchanged)) == 0
         if c.commit.enabled and unchanged:  # the root itself (no branch won, nothing recovered): nothing to judge
             v, tau, commit = 0.0, threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta), False
         elif c.commit.enabled:
@@ -252,7 +264,8 @@ class EvoHeir(RolloutModule):
             true_gain = paired_gain(new, old).gain
         commit = dist.broadcast_object(commit)  # decided once, on rank 0
         load_weights(self.policy, proposal if commit else root)
-        dist.broadcast_parameters(self.policy)  # S_{t+1} is rank 0's on every rank
+        if not self.sharded_over_ranks:  # replicas: S_{t+1} is rank 0's on every rank (shards: one owner each)
+            dist.broadcast_parameters(self.policy)
         self.engine.sync_weights(self.policy)
         bar.update()
 

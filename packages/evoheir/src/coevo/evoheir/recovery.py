@@ -6,8 +6,13 @@
    solution, the keep teacher only the question. Both score the recipient's own attempt y.
 3. A LoRA student (rank 8, α 16 on q_proj/v_proj by default) on a copy of θ_sel minimises
    L_rec = mean_repair d(T_repair ‖ P_θ) + λ_keep·mean_keep d(T_keep ‖ P_θ) on y_<j
-   (``recovery_loss``), for at most ``steps`` full-batch AdamW steps; the adapters are merged into
-   the weights: the proposal S_t^+.
+   (``recovery_loss``), for at most ``steps`` full-batch AdamW steps; the adapters' deltas are added
+   to θ_sel's weights: the proposal S_t^+.
+
+Sharded over ranks (``trainer=fsdp``): the teachers and the student work on the rollout replica
+(``full_model``: θ_sel's full weights on every rank, no collective), every rank on the same records
+with the same seeds; the student's deltas are added to the sharded policy unit by unit
+(``coevo.core.policy.full_weights``), so each rank keeps its own shards of S_t^+.
 4. Recovery gain: greedy success on the same questions after minus before (a training-set
    diagnostic; Confirm judges on fresh items).
 """
@@ -23,10 +28,13 @@ from coevo.core.agent.loop import AgentLoop, AgentSettings
 from coevo.core.agent.prompt import build_messages, opening
 from coevo.core.fields import bounded, free_text
 from coevo.core.policy.conversation import render_prompt
+from coevo.core.policy.full_weights import add_to_weights
 from coevo.core.policy.lora import LoraSettings, apply_lora, is_peft
+from coevo.core.rollout.weights import lora_deltas
+from coevo.core.state.snapshot import trainable_weights
 from coevo.envs.math.env import MathEnv
 from coevo.envs.math.problem import Problem
-from coevo.evoheir.paired import evaluation_guard, load_weights
+from coevo.evoheir.paired import evaluation_guard
 from coevo.evoheir.proposed_env import proposed_envs
 from coevo.evoheir.records import Record
 from coevo.evoheir.recovery_loss import record_forward_kl, recovery_loss
@@ -89,19 +97,22 @@ def _attempts(loop: AgentLoop, math_config, problems: list[Problem]):
 
 
 def recover(
-    model: torch.nn.Module,  # the recipient θ_sel (left unchanged)
-    loop: AgentLoop,  # plays with ``model``'s weights
+    model: torch.nn.Module,  # the recipient θ_sel (left unchanged), sharded or not
+    loop: AgentLoop,  # plays with ``model``'s weights (synced here)
     tokenizer,
     math_config: MathEnv.Config,
     records: list[Record],
     settings: RecoverySettings,
+    full_model: torch.nn.Module | None = None,  # θ_sel unsharded (the rollout replica); None: ``model``
 ) -> RecoveryOutcome:
     records = records[-settings.max_records :]
     if not records:
         return RecoveryOutcome(None)
     if is_peft(model):
         raise ValueError("algo.recovery needs a policy without its own LoRA adapters (set model.lora.enabled=false)")
+    full_model = model if full_model is None else full_model
     agent = loop.settings
+    loop.engine.sync_weights(model)
     problems = [Problem(r.question, r.answer, r.problem_type) for r in records]
     with evaluation_guard(model):
         episodes = _attempts(loop, math_config, problems)
@@ -124,14 +135,15 @@ def recover(
     if not items:
         outcome.tokens = tokens
         return outcome
-    was_training = model.training
-    model.eval()
+    was_training = full_model.training
+    full_model.eval()
     with torch.no_grad():  # frozen teachers: the recipient's weights, computed once
         for item in items:
-            item.teacher_logits = _response_logits(model, item.teacher_ids, item.n_teacher_prompt, item.n_response)
+            item.teacher_logits = _response_logits(full_model, item.teacher_ids, item.n_teacher_prompt,
+                                                   item.n_response)
             tokens += len(item.teacher_ids)
-    model.train(was_training)
-    student = apply_lora(copy.deepcopy(model), LoraSettings(True, settings.lora_r, settings.lora_alpha, 0.0,
+    full_model.train(was_training)
+    student = apply_lora(copy.deepcopy(full_model), LoraSettings(True, settings.lora_r, settings.lora_alpha, 0.0,
                                                             list(settings.target_modules)))
     student.train()
     optimizer = torch.optim.AdamW([p for p in student.parameters() if p.requires_grad], lr=settings.lr)
@@ -147,11 +159,11 @@ def recover(
         optimizer.step()
         outcome.loss_first = float(loss.detach()) if step == 0 else outcome.loss_first
         outcome.loss_last = float(loss.detach())
-    merged = student.merge_and_unload()
-    names = {name for name, _ in model.named_parameters()}
-    outcome.weights = {k: v.detach().clone() for k, v in merged.named_parameters() if k in names}
+    deltas = lora_deltas(student)  # {base weight name: B @ A · scale}, what merging would add
     with evaluation_guard(model):
-        load_weights(model, outcome.weights)
+        add_to_weights(model, deltas)
+        outcome.weights = trainable_weights(model)
+        loop.engine.sync_weights(model)
         after = _attempts(loop, math_config, problems)
     tokens += sum(len(ep.turns[0].prompt_ids) + len(ep.turns[0].response_ids) for ep in after if ep.turns)
     outcome.success_after = sum(ep.won for ep in after) / len(after)

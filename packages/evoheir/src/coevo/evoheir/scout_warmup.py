@@ -2,7 +2,8 @@
 
 Supervised fine-tuning (loss on the reply tokens only) on ``warmup_examples`` generator problems
 written as Scout replies, mixed 1:1 with the env expert's solver examples so that the Learner's
-answering skill from the core warm start is rehearsed, not overwritten.
+answering skill from the core warm start is rehearsed, not overwritten. Sharded over ranks, every
+rank fine-tunes on the same batches in the same order, so their forwards match one for one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import torch
 
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.algos.batching import Sample, collate_samples
+from coevo.core.algos.fsdp_policy import clip_grad_norm
 from coevo.core.algos.sft import masked_nll
 from coevo.core.expert_data import collect_expert_examples
 from coevo.core.policy.conversation import encode_conversation
@@ -48,7 +50,7 @@ def warm_up_scout(model, tokenizer, agent: AgentSettings, env: MathEnv, settings
             loss = masked_nll(sequence_token_logprobs(model, mb.input_ids, mb.attention_mask), mb.agent_mask)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            clip_grad_norm(model, 1.0)  # sharded: the norm over every rank's shards
             optimizer.step()
             epoch.append(float(loss.detach()))
             tokens += 3 * int(mb.attention_mask.sum())

@@ -59,6 +59,17 @@ def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
     return wrapped
 
 
+def clip_grad_norm(model: torch.nn.Module, limit: float) -> torch.Tensor:
+    """Clip ``model``'s gradients to a total norm of ``limit`` (``<= 0``: no clipping) and return the
+    norm before clipping: over every rank's shards when sharded (FSDP's own, collective), else over
+    this process's trainable parameters."""
+    limit = limit if limit > 0 else float("inf")
+    if is_sharded(model):
+        return model.clip_grad_norm_(limit)
+    params = [p for p in model.parameters() if p.requires_grad and p.grad is not None]
+    return torch.nn.utils.clip_grad_norm_(params, limit)
+
+
 def initialise_root(model: torch.nn.Module) -> None:
     """FSDP's lazy initialisation with ``model`` as the root, before anything calls its inner model."""
     from torch.distributed.fsdp import FullyShardedDataParallel

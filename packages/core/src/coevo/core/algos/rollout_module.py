@@ -33,7 +33,13 @@ from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
 from coevo.core.algos.context import AlgorithmContext
-from coevo.core.algos.fsdp_policy import initialise_root, is_sharded, shard_policy, unwrap_sharded
+from coevo.core.algos.fsdp_policy import (
+    clip_grad_norm,
+    initialise_root,
+    is_sharded,
+    shard_policy,
+    unwrap_sharded,
+)
 from coevo.core.algos.optim import OptimSettings, build_optimizer
 from coevo.core.data.rollout_datamodule import TaskBatchRef
 from coevo.core.env.protocol import Task
@@ -186,24 +192,24 @@ class RolloutModule(L.LightningModule):
 
     def optimizer_step_with_clipping(self) -> float:
         optimizer = self.optimizers()
-        clip = self.optim_settings.grad_clip
         self.average_gradients(self.policy.parameters())
-        limit = clip if clip > 0 else float("inf")
-        if is_sharded(self.policy):  # the norm over all ranks' shards (collective)
-            norm = self.policy.clip_grad_norm_(limit)
-        else:
-            params = [p for p in self.policy.parameters() if p.requires_grad and p.grad is not None]
-            norm = torch.nn.utils.clip_grad_norm_(params, limit)
+        norm = clip_grad_norm(self.policy, self.optim_settings.grad_clip)  # sharded: over all ranks' shards
         optimizer.step()
-        if is_sharded(self.policy):  # the most any rank holds of the model's training state
-            per_rank = dist.gather_objects(held_state_bytes(self.policy.parameters(), optimizer.optimizer))
-            self.record({f"held_{key}_bytes": float(max(held[key] for held in per_rank)) for key in per_rank[0]},
-                        reduce=False)  # one gather for the three counts
+        self.record_held_state(optimizer.optimizer)
         optimizer.zero_grad(set_to_none=True)
         scheduler = self.lr_schedulers()
         if scheduler is not None:
             scheduler.step()
         return float(norm)
+
+    def record_held_state(self, optimizer: torch.optim.Optimizer) -> None:
+        """Sharded over ranks: log the most any rank holds of the model's training state (parameters,
+        gradients, ``optimizer``'s state) as ``train/held_*_bytes`` (collective: one gather)."""
+        if not is_sharded(self.policy):
+            return
+        per_rank = dist.gather_objects(held_state_bytes(self.policy.parameters(), optimizer))
+        self.record({f"held_{key}_bytes": float(max(held[key] for held in per_rank)) for key in per_rank[0]},
+                    reduce=False)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         states = dist.gather_objects(torch.get_rng_state())  # collective: every rank saves, rank 0 writes

@@ -28,13 +28,14 @@ class GRPOHost:
         expanded = [task for task in tasks for _ in range(g)]
         group_ids = [i for i in range(len(tasks)) for _ in range(g)]
         envs = m.envs(len(expanded))
+        m.engine.sync_weights(m.policy)  # the branch's current weights (sharded: into the rollout replica)
         episodes = m.agent.run(expanded, envs, group_ids, generator=torch.Generator().manual_seed(seed))
         rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
         advantages = registry.advantages.get("grpo")(rewards, torch.tensor(group_ids), scale_by_std=True)  # [E]
         samples = episode_samples(episodes, advantages, "tokens")
         loss, train_tokens = policy_gradient_step(
             m.policy, samples, optimizer, m.context.tokenizer.pad_token_id, m.logprob_temperature,
-            m.config.optim.grad_clip)
+            m.config.optim.grad_clip, lockstep=m.lockstep)
         records = []
         for ep in episodes:
             problem = envs[0].problem(ep.task)

@@ -2,14 +2,20 @@
 
 One optimizer step: loss = −Σ_tokens A·log π(token) / (number of agent tokens), the clipped
 objective of GRPO at ratio 1 (one update per batch), with global grad-norm clipping.
+
+Sharded over ranks, ``lockstep`` (the module's) makes every rank run the same number of
+micro-batches: a rank with fewer runs padding forwards whose loss is multiplied by 0.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample, micro_batches
+from coevo.core.algos.fsdp_policy import clip_grad_norm
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.evoheir.records import Record
 
@@ -22,23 +28,31 @@ def policy_gradient_step(
     temperature: float = 1.0,
     grad_clip: float = 1.0,
     max_tokens: int = 8192,
+    lockstep: Callable[[int], int] | None = None,  # count -> the count every rank runs (collective)
 ) -> tuple[float, int]:
     """One optimizer step on ``samples``; returns ``(loss, tokens processed)``."""
+    lockstep = lockstep or (lambda count: count)
     samples = [s for s in samples if s.advantage != 0.0]
     optimizer.zero_grad(set_to_none=True)
-    if not samples:
+    if not lockstep(len(samples)):
         return 0.0, 0
     model.train()
     normalizer = float(max(1, sum(sum(s.agent_mask) for s in samples)))
     total, tokens = 0.0, 0
-    for mb in micro_batches(samples, max_tokens, pad_id):
-        logprobs = sequence_token_logprobs(model, mb.input_ids, mb.attention_mask, temperature)  # [b, T]
-        loss = -(logprobs * mb.advantages * mb.agent_mask).sum() / normalizer
+    mbs = micro_batches(samples, max_tokens, pad_id) if samples else []
+    padding = lockstep(len(mbs)) - len(mbs)  # agreed before any forward
+    device = next(model.parameters()).device
+    for mb in mbs:
+        logprobs = sequence_token_logprobs(model, mb.input_ids.to(device), mb.attention_mask.to(device),
+                                           temperature)  # [b, T]
+        loss = -(logprobs * mb.advantages.to(device) * mb.agent_mask.to(device)).sum() / normalizer
         loss.backward()
         total += float(loss.detach())
         tokens += int(mb.attention_mask.sum())
-    params = [p for p in model.parameters() if p.requires_grad and p.grad is not None]
-    torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float("inf"))
+    for _ in range(padding):  # the forward and backward of a two-token sequence, loss x 0
+        ids = torch.full((1, 2), pad_id, dtype=torch.long, device=device)  # [1, 2]
+        (sequence_token_logprobs(model, ids, torch.ones_like(ids), temperature).sum() * 0.0).backward()
+    clip_grad_norm(model, grad_clip)  # sharded: the norm over every rank's shards
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
     return total, 3 * tokens

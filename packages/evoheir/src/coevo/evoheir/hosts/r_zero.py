@@ -121,7 +121,7 @@ class RZeroHost:
             samples += episode_samples(solver_episodes, solver_adv, "tokens")
         loss, train_tokens = policy_gradient_step(
             m.policy, samples, optimizer, m.context.tokenizer.pad_token_id, m.logprob_temperature,
-            m.config.optim.grad_clip)
+            m.config.optim.grad_clip, lockstep=m.lockstep)
         return {
             "records": records, "tokens": tokens + train_tokens, "loss": loss,
             "attempts": len(proposals), "valid": len(valid), "admitted": admitted,
