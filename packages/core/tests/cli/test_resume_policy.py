@@ -115,3 +115,36 @@ def test_a_global_preset_counts_every_key_it_may_set(compose_train, saved_run):
     cfg = compose_train(f"resume={saved_run}", "algo.optim.lr=5.0")  # what such a preset might change
     with pytest.raises(ConfigError, match="algo.optim.lr=5.0 but"):
         resumed_config(cfg, saved_run, given=["resume", "experiment"])
+
+
+def _saved_with_checkpoint(compose_train, tmp_path, trainer: str, sharded: bool):
+    run = tmp_path / "multi"
+    (run / "checkpoints").mkdir(parents=True)
+    OmegaConf.save(compose_train(f"trainer={trainer}"), run / "config.yaml")
+    last = run / "checkpoints" / "last.ckpt"
+    if sharded:  # FSDP's sharded checkpoint: a folder with Lightning's meta.pt
+        last.mkdir()
+        (last / "meta.pt").write_bytes(b"")
+    else:
+        last.write_bytes(b"")
+    return run
+
+
+def test_a_sharded_fsdp_run_may_resume_on_another_number_of_processes(compose_train, tmp_path):
+    run = _saved_with_checkpoint(compose_train, tmp_path, "fsdp_cpu", sharded=True)
+    cfg = compose_train(f"resume={run}", "trainer=fsdp_cpu", "trainer.devices=1")
+    merged, changes = resumed_config(cfg, run, given=["resume", "trainer", "trainer.devices"])
+    assert merged.trainer.devices == 1 and changes == [("trainer.devices", 2, 1)]
+
+
+@pytest.mark.parametrize(("trainer", "sharded", "why"), [
+    ("fsdp_cpu", False, r"its checkpoint is a full state dict \(trainer.fsdp.state_dict_type=full\)"),
+    ("ddp_cpu", False, "it ran with trainer.strategy=ddp"),
+])
+def test_another_number_of_processes_is_refused_otherwise(compose_train, tmp_path, trainer, sharded, why):
+    run = _saved_with_checkpoint(compose_train, tmp_path, trainer, sharded)
+    cfg = compose_train(f"resume={run}", f"trainer={trainer}", "trainer.devices=1")
+    with pytest.raises(ConfigError, match=r"config error at 'trainer.devices': resume with trainer.devices=1 but the "
+                                          r"run in .* has trainer.devices=2; .*sharded checkpoints .*" + why
+                                          + ".*resume with trainer.devices=2"):
+        resumed_config(cfg, run, given=["resume", "trainer", "trainer.devices"])

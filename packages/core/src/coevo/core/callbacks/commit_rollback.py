@@ -20,7 +20,10 @@ broadcast and applied on every rank, so the replicas commit or roll back togethe
 the weights is compared across ranks after each decision; a mismatch stops the run). Under FSDP
 (a policy sharded over the ranks) each rank's snapshot holds its own shards of the weights and of
 the optimizer state, and restores them in place; the checkpoint keeps every rank's, so a resume on
-the same number of processes gives each rank its own back.
+the same number of processes gives each rank its own back. With ``trainer.fsdp.state_dict_type=sharded``
+the root travels in the sharded checkpoint's ``meta.pt`` (rank 0 writes it, every rank reads it). A
+sharded checkpoint may otherwise be resumed on another number of processes, but a root saved by N
+processes cannot: loading it on M != N raises, naming N.
 """
 
 from __future__ import annotations
@@ -105,6 +108,10 @@ class CommitRollback(L.Callback):
                     f"policy, this run has {dist.world_size()}; resume with trainer.devices x trainer.num_nodes = "
                     f"{len(shards)}")
             root.update(shards[dist.rank()])
+        elif len(per_rank) != dist.world_size():  # a root of the whole state, but each rank's RNG stream
+            raise ValueError(
+                f"resume: the commit/rollback root was saved by {len(per_rank)} processes, this run has "
+                f"{dist.world_size()}; resume with trainer.devices x trainer.num_nodes = {len(per_rank)}")
         self.root = snapshot_from_state(root)
         self.root_step = int(state_dict["root_step"])
         self.history = [(int(step), Decision(**d)) for step, d in state_dict["history"]]

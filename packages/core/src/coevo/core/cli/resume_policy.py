@@ -7,6 +7,13 @@ of today's command line, is its config. A key given on the command line is compa
 - a key in ``RESUMABLE`` (how long the run goes, how often it checkpoints and logs, the progress
   bar, CPU threads, the evaluation, where the warm-start cache lives, ``debug``): applied, and recorded in
   ``config.yaml`` (new values, plus a ``resumed:`` history of every change);
+- the number of processes (``trainer.devices``, ``trainer.num_nodes``) only for a ``trainer=fsdp``
+  run whose checkpoint is sharded (a folder, ``trainer.fsdp.state_dict_type=sharded``):
+  torch.distributed.checkpoint reshards the weights and the AdamW state on load. The weights, the
+  optimizer moments and step counts, the global step and the data position stay exact; each rank's
+  sampling RNG stream cannot (the ranks are others: every rank starts from rank 0's saved stream),
+  so the episodes after the resume differ from those of a run never stopped. A commit/rollback root
+  held as per-rank shards is refused by ``CommitRollback`` at load, naming the count to use;
 - anything else (algorithm, environment, model, seed, optimizer, agent, callbacks, trainer
   strategy, …): refused with a ``ConfigError`` naming the key, its saved value and the way out,
   because the result would be neither the old run nor a new one.
@@ -32,6 +39,7 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from coevo.core.cli.run_dir import LAST_CHECKPOINT, SHARDED_METADATA
 from coevo.core.config import ConfigError
 
 # keys (and key prefixes) a resume may change; the rest must equal the saved run's
@@ -47,6 +55,7 @@ RESUMABLE = (
     "warmstart.cache_dir",
     "debug",
 )
+PROCESS_COUNT = ("trainer.devices", "trainer.num_nodes")  # resumable from a sharded FSDP checkpoint only
 SPECIAL = ("resume", "run_dir", "overwrite", "hydra")  # handled by name, not by comparison
 HISTORY = "resumed"  # config.yaml's list of resumes: [{at, changed: {key: {from, to}}}]
 
@@ -127,6 +136,24 @@ def changed_keys(cfg: DictConfig, saved: DictConfig, given: list[str] | None) ->
     return changes
 
 
+def reshardable(saved: DictConfig, folder: Path) -> bool:
+    """The saved run trained under FSDP and its last checkpoint is a sharded folder (any number of
+    processes can load it)."""
+    return (OmegaConf.select(saved, "trainer.strategy", default=None) == "fsdp"
+            and (folder / LAST_CHECKPOINT / SHARDED_METADATA).is_file())
+
+
+def _refuse_process_count(key: str, old: Any, new: Any, folder: Path, saved: DictConfig) -> None:
+    strategy = OmegaConf.select(saved, "trainer.strategy", default=None)
+    why = ("its checkpoint is a full state dict (trainer.fsdp.state_dict_type=full)" if strategy == "fsdp"
+           else f"it ran with trainer.strategy={strategy}, whose ranks' RNG streams and replicas are per process")
+    raise ConfigError(
+        f"config error at '{key}': resume with {key}={_show(new)} but the run in '{folder}' has {key}={_show(old)}; "
+        f"the number of processes may change on resume only for a trainer=fsdp run with sharded checkpoints "
+        f"(trainer.fsdp.state_dict_type=sharded), and {why}; resume with {key}={_show(old)}, or start a new run"
+    )
+
+
 def _refuse(key: str, old: Any, new: Any, folder: Path, cfg: DictConfig, saved: DictConfig) -> None:
     group = key.split(".")[0]
     name = f"{group}.name"
@@ -159,7 +186,9 @@ def resumed_config(cfg: DictConfig, folder: Path, given: list[str] | None) -> tu
                               f"continues in its own folder: drop run_dir=… (or start a new run there without resume=)")
     changes = changed_keys(cfg, saved, given)
     for key, old, new in changes:
-        if not resumable(key):
+        if key in PROCESS_COUNT and not reshardable(saved, folder):
+            _refuse_process_count(key, old, new, folder, saved)
+        if not resumable(key) and key not in PROCESS_COUNT:
             _refuse(key, old, new, folder, cfg, saved)
     merged = OmegaConf.merge(saved, {})
     for key, _, new in changes:

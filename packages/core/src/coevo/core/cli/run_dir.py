@@ -6,7 +6,12 @@
 - ``claim_run_dir`` (rank 0, before anything is written) takes the folder's lock
   (``cli/run_lock.py``: a second run on the same folder is refused) and removes what writes
   killed half-way left behind: ``*.tmp-<pid>`` files and folders of the atomic writers
-  (checkpoints, the policy export, ``config.yaml``) and ``*.tmp`` files (the EVOHEIR archive).
+  (checkpoints, sharded checkpoint folders written by every rank, the policy export,
+  ``config.yaml``) and ``*.tmp`` files (the EVOHEIR archive). A checkpoint moved aside
+  (``<name>.old-<pid>``) while its replacement folder was renamed in is put back first when the
+  kill came between the two renames (``callbacks/atomic_checkpoint_io.py``), else removed.
+- The checkpoint to resume from, ``checkpoints/last.ckpt``, is a file (one process, DDP, FSDP with
+  ``trainer.fsdp.state_dict_type=full``) or a folder (FSDP's sharded checkpoint, with ``meta.pt``).
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from pathlib import Path
 
 RUN_MARKERS = ("config.yaml", "checkpoints", "metrics.jsonl")
 LAST_CHECKPOINT = Path("checkpoints") / "last.ckpt"
-LEFTOVER = re.compile(r".*\.tmp(-\d+)?$")  # name.tmp-<pid> (atomic writers), name.tmp (archive)
+LEFTOVER = re.compile(r".*(\.tmp(-\d+)?|\.old-\d+)$")  # name.tmp-<pid> (atomic writers), name.tmp (archive)
+MOVED_ASIDE = re.compile(r"(?P<name>.*)\.old-\d+$")  # a complete checkpoint moved aside by replace_folder
+SHARDED_METADATA = "meta.pt"  # Lightning's file of a sharded checkpoint folder (everything but the tensors)
 
 
 class RunDirError(FileExistsError):
@@ -29,6 +36,19 @@ def holds_run(folder: Path) -> bool:
     return any((folder / marker).exists() for marker in RUN_MARKERS)
 
 
+def is_checkpoint(path: Path) -> bool:
+    """A complete checkpoint: a file, or a sharded checkpoint folder (with ``meta.pt``)."""
+    return path.is_file() or (path / SHARDED_METADATA).is_file()
+
+
+def has_checkpoint(folder: Path) -> bool:
+    """``folder`` holds ``checkpoints/last.ckpt``, or that checkpoint moved aside by a write a kill cut
+    short (the claim puts it back)."""
+    last = folder / LAST_CHECKPOINT
+    return is_checkpoint(last) or any(is_checkpoint(p) for p in last.parent.glob(f"{last.name}.old-*")
+                                      if MOVED_ASIDE.match(p.name))
+
+
 def prepare_run_dir(run_dir: str, resume: str | None, overwrite: bool,
                     say: Callable[[str], None] | None = None) -> tuple[Path, Path | None]:
     """``(folder, checkpoint to resume from or None)``. With ``resume`` only checks (any process may
@@ -36,7 +56,7 @@ def prepare_run_dir(run_dir: str, resume: str | None, overwrite: bool,
     if resume:
         folder = Path(resume)
         last = folder / LAST_CHECKPOINT
-        if not last.is_file():
+        if not has_checkpoint(folder):
             if holds_run(folder):
                 raise RunDirError(
                     f"resume: '{folder}' stopped before its first checkpoint (no {LAST_CHECKPOINT}), so there is "
@@ -48,7 +68,7 @@ def prepare_run_dir(run_dir: str, resume: str | None, overwrite: bool,
         return folder, last
     folder = Path(run_dir)
     if holds_run(folder) and not overwrite:
-        if (folder / LAST_CHECKPOINT).is_file():
+        if has_checkpoint(folder):
             raise RunDirError(
                 f"run_dir: '{folder}' already holds a run; pass resume={folder} to continue it, "
                 f"overwrite=true to replace it, or another run_dir=..."
@@ -75,6 +95,8 @@ def claim_run_dir(folder: Path, say: Callable[[str], None] | None = None) -> Pat
 
     say = say or print
     lock_run_dir(folder, say)
+    for path in restore_moved_aside(folder):
+        say(f"run_dir: put back {path.relative_to(folder)}, moved aside by a checkpoint write that did not finish")
     removed = remove_leftovers(folder)
     if removed:
         say(f"run_dir: removed {len(removed)} unfinished write(s) of an interrupted run: "
@@ -82,8 +104,23 @@ def claim_run_dir(folder: Path, say: Callable[[str], None] | None = None) -> Pat
     return folder
 
 
+def restore_moved_aside(folder: Path) -> list[Path]:
+    """Rename each ``<name>.old-<pid>`` back to ``<name>`` where ``<name>`` is missing (a kill between
+    ``replace_folder``'s two renames); returns the paths restored."""
+    if not folder.is_dir():
+        return []
+    restored = []
+    for aside in sorted(folder.rglob("*.old-*")):
+        match = MOVED_ASIDE.match(aside.name)
+        target = aside.with_name(match["name"]) if match else None
+        if target is not None and not target.exists() and is_checkpoint(aside):
+            aside.rename(target)
+            restored.append(target)
+    return restored
+
+
 def remove_leftovers(folder: Path) -> list[Path]:
-    """Delete ``*.tmp-<pid>`` / ``*.tmp`` files and folders under ``folder``; returns what went."""
+    """Delete ``*.tmp-<pid>`` / ``*.tmp`` / ``*.old-<pid>`` files and folders under ``folder``; returns what went."""
     if not folder.is_dir():
         return []
     found = sorted(p for p in folder.rglob("*") if LEFTOVER.match(p.name))

@@ -6,7 +6,10 @@
   ``FSDPStrategy`` with the model's decoder-layer class as the auto-wrap unit (found from the loaded
   model: ``_no_split_modules`` of the Hugging Face model), optional activation checkpointing of the
   same unit, ``use_orig_params`` so LoRA (some parameters frozen) and full fine-tuning both work, and
-  full state dicts (gathered on rank 0) for checkpoints and the exported policy. Mixed precision is
+  ``trainer.fsdp.state_dict_type``: ``sharded`` checkpoints (a folder written by every rank through
+  torch.distributed.checkpoint, Lightning's own format; resharded on load, so a resume may use
+  another number of processes) or ``full`` ones (gathered on rank 0, one file). The exported policy
+  is always one full Hugging Face folder gathered on rank 0 (``full_module_state_dict``). Mixed precision is
   Lightning's ``precision`` (``bf16-mixed`` in ``configs/trainer/fsdp.yaml``). The root FSDP unit is
   the policy model, not the LightningModule (``coevo.core.algos.fsdp_policy`` says why). Over several
   processes each rank holds 1/N of the parameters, gradients and optimizer state; rollouts sample
@@ -26,15 +29,18 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 import torch
 from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
 
+from coevo.core.callbacks.atomic_checkpoint_io import save_folder_atomically
 from coevo.core.config import ConfigError
 from coevo.core.fields import check_instance, choice
 
 STRATEGIES = ("auto", "ddp", "fsdp")
 SHARDING = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "NO_SHARD")
+STATE_DICT_TYPES = ("sharded", "full")
 
 
 @dataclass
@@ -43,6 +49,9 @@ class FSDPSettings:
     sharding_strategy: str = choice("FULL_SHARD", SHARDING)
     activation_checkpointing: bool = False  # recompute each decoder layer's activations in backward
     cpu_offload: bool = False  # parameters and gradients live on the CPU between uses (slow; saves memory)
+    # checkpoints: sharded (a folder, each rank writes its shards; resume may change the process count)
+    # | full (one file gathered on rank 0: the whole model and optimizer state must fit there)
+    state_dict_type: str = choice("sharded", STATE_DICT_TYPES)
 
     def __post_init__(self):
         check_instance(self, "trainer.fsdp")
@@ -74,10 +83,40 @@ def _cpu_state_dicts():
         lightning_fsdp._get_full_state_dict_context = original
 
 
-class CPUFSDPStrategy(FSDPStrategy):
+class CoevoFSDPStrategy(FSDPStrategy):
+    """Lightning's FSDPStrategy whose sharded checkpoint folders replace the previous one atomically
+    (``save_folder_atomically``: every rank writes into ``<name>.tmp-<rank 0's pid>``, rank 0 renames
+    it in after a barrier), so a kill mid-write leaves the last complete checkpoint in place."""
+
+    def save_checkpoint(self, checkpoint, filepath, storage_options=None) -> None:
+        if self._state_dict_type != "sharded":
+            return super().save_checkpoint(checkpoint, filepath, storage_options)
+        path = Path(self.broadcast(str(filepath)))
+        token = self.broadcast(os.getpid())  # one temporary folder for all ranks
+        save_folder_atomically(path, token, lambda tmp: FSDPStrategy.save_checkpoint(self, checkpoint, tmp,
+                                                                                      storage_options),
+                               self.is_global_zero, self.barrier)
+
+    def full_module_state_dict(self) -> dict:
+        """The LightningModule's full (unsharded) state dict on rank 0, ``{}`` on the others; collective.
+        Parameters are offloaded to the CPU on GPUs (rank 0 holds one full copy there, not on the GPU)."""
+        with self._full_context():
+            state = self.model.state_dict()
+        return state if self.is_global_zero else {}
+
+    def _full_context(self):
+        import lightning.pytorch.strategies.fsdp as lightning_fsdp
+
+        return lightning_fsdp._get_full_state_dict_context(self.model, world_size=self.world_size, rank0_only=True)
+
+
+class CPUFSDPStrategy(CoevoFSDPStrategy):
     """Lightning's FSDPStrategy under another type name, which Lightning runs with ``accelerator=cpu``
     (gloo, float32): ``trainer=fsdp_cpu``. Its full state dicts stay where they are
     (``_full_state_dict_in_place``); nothing else differs."""
+
+    def _full_context(self):
+        return _full_state_dict_in_place(self.model, self.world_size, rank0_only=True)
 
     def lightning_module_state_dict(self):
         with _cpu_state_dicts():
@@ -174,14 +213,14 @@ def build_strategy(trainer_settings, model: torch.nn.Module | None = None):
         return DDPStrategy(process_group_backend=t.process_group_backend, find_unused_parameters=False,
                            timeout=timeout, **_no_forward_buffer_sync())
     require_gpu(t)
-    strategy_class = CPUFSDPStrategy if t.accelerator == "cpu" else FSDPStrategy
+    strategy_class = CPUFSDPStrategy if t.accelerator == "cpu" else CoevoFSDPStrategy
     layers = decoder_layer_classes(model) if model is not None else None
     return strategy_class(
         auto_wrap_policy=layers,
         activation_checkpointing_policy=layers if (layers and t.fsdp.activation_checkpointing) else None,
         sharding_strategy=t.fsdp.sharding_strategy,
         cpu_offload=t.fsdp.cpu_offload,
-        state_dict_type="full",
+        state_dict_type=t.fsdp.state_dict_type,
         use_orig_params=True,
         limit_all_gathers=True,
         process_group_backend=t.process_group_backend,
