@@ -168,18 +168,6 @@ def require_sharded_rollouts(trainer_settings, engine_name: str) -> None:
         )
 
 
-def require_shardable(trainer_settings, algo_cls, algo_name: str) -> None:
-    """An algorithm whose class says ``shards_over_ranks = False`` cannot run with its policy split
-    over several processes yet: one message naming the key, before any work."""
-    t = trainer_settings
-    if t.strategy == "fsdp" and process_count(t) > 1 and not getattr(algo_cls, "shards_over_ranks", True):
-        raise ConfigError(
-            f"config error at 'trainer.strategy': algo={algo_name} does not run with its policy sharded over "
-            f"{process_count(t)} processes yet (trainer=fsdp); use trainer.devices=1, or trainer=ddp_gpu / "
-            f"trainer=ddp_cpu (every rank holds the whole policy)"
-        )
-
-
 def decoder_layer_classes(model: torch.nn.Module) -> set[type]:
     """The decoder-layer class(es) of a (possibly peft-wrapped) Hugging Face model."""
     names: set[str] = set()

@@ -48,7 +48,7 @@ from coevo.core.cli.resume_policy import command_line_keys, record_resume, resum
 from coevo.core.cli.run_dir import claim_run_dir, prepare_run_dir
 from coevo.core.cli.run_lock import release_run_dir
 from coevo.core.cli.schema import TrainSchema, cpu_thread_count
-from coevo.core.cli.strategy import build_strategy, require_gpu, require_shardable, require_sharded_rollouts
+from coevo.core.cli.strategy import build_strategy, require_gpu, require_sharded_rollouts
 from coevo.core.config import build_component, validate
 from coevo.core.data.rollout_datamodule import RolloutDataModule
 from coevo.core.evaluation import evaluate, with_greedy
@@ -102,7 +102,6 @@ def run(cfg: DictConfig) -> dict:
         extra_callbacks = configured_callbacks(cfg.get("callbacks"))
         _, engine_cfg = engine_component(cfg.get("rollout"))
         require_sharded_rollouts(settings.trainer, cfg.rollout.name if cfg.get("rollout") else "hf")
-        require_shardable(settings.trainer, algo_cls, algo_cfg.name)
     with stage("data"):
         env_cls, env_cfg, make_env = env_factory(cfg.env)
     with stage("config"):
