@@ -2,11 +2,12 @@
 host (explore branches with their own AdamW, screening, recovery from a seeded archive merged into
 the shards, the paired confirmation), replicated on both ranks. Each rank holds half of the weights,
 rank 0 writes one row per round, and the rounds are the ones a single process plays: the same
-recovery losses, the same paired gain, the same decisions and held-out accuracy."""
+recovery losses, the same paired gain, the same decisions and held-out accuracy. And HEIRCOMMIT
+around GRPO sharded over two ranks: decisions every 2 steps, applied to every rank's shards."""
 
 import json
 
-from conftest import CONFIG_DIR, FAST_MATH
+from conftest import CONFIG_DIR, FAST_BOXES, FAST_MATH
 from test_evoheir_rounds import _seed_archive
 
 from coevo.core.cli import train
@@ -48,3 +49,23 @@ def test_evoheir_rounds_sharded_over_two_ranks_match_one_process(compose_train, 
     train.run(cfg)
     for mine, theirs in zip(sharded, _rounds(single), strict=True):
         assert {k: mine[k] for k in SAME} == {k: theirs[k] for k in SAME}
+
+
+def test_heircommit_judges_a_policy_sharded_over_two_ranks(tmp_path):
+    # GRPO sharded over 2 ranks with HEIRCOMMIT: the judge plays the proposal and the root (each rank's
+    # shards loaded, the replica refreshed) and rank 0's decision is applied to every rank's shards
+    cache, run = tmp_path / "cache", tmp_path / "run"
+    train_ddp(CONFIG_DIR, ["+callbacks=heircommit", "eval.before=false", "eval.after=false", "algo.tasks_per_step=4",
+                           "algo.group_size=4", "algo.optim.lr=1e-3", "trainer.max_steps=4",
+                           "callbacks.heircommit.every_n_steps=2", "callbacks.heircommit.pool_size=8",
+                           "trainer.collective_timeout=300"],
+              cache, run, FAST_BOXES, trainer=FSDP)
+    rows = metrics_rows(run)
+    assert [r["step"] for r in rows] == [1, 2, 3, 4]
+    assert_holds_half(rows, warm_start_parameters(cache))
+    decided = [r for r in rows if "train/commit/decision" in r]
+    assert [r["step"] for r in decided] == [2, 4]
+    assert decided[-1]["train/commit/commits"] + decided[-1]["train/commit/rollbacks"] == 2.0
+    for row in decided:
+        assert row["train/commit/decision"] == float(row["train/commit/gain"] > row["train/commit/threshold"])
+        assert row["train/commit/gain"] * 16 == round(row["train/commit/gain"] * 16)  # 8 items x 2 samples
