@@ -46,6 +46,7 @@ class SkillPromptConfig:
 def evaluate_with_skills(module: RolloutModule, c: SkillPromptConfig) -> dict:
     probe = module.context.make_env()
     tasks = eval_tasks(probe, c.split, c.num_tasks, c.samples_per_task if c.mode == "sample" else 1)
+    module.engine.sync_weights(module.policy)  # sharded over ranks: the replica gets the current weights
     loop = AgentLoop(module.engine, module.context.tokenizer, module.context.agent)
     episodes = play_tasks(loop, tasks, module.envs(min(c.batch_size, len(tasks))), c.batch_size,
                           c.mode == "greedy", c.sample_seed,
