@@ -18,4 +18,4 @@ def test_rao_recursive_and_flat_learners_train_sharded(tmp_path):
     for key in ("train/env_steps_total", "train/flat/env_steps_total"):
         assert 0 < rows[0][key] < rows[1][key]
     assert all("train/held_parameters_bytes" in r for r in rows)  # the recursive policy is sharded
-    assert (tmp_path / "run" / "checkpoints" / "last.ckpt").is_file()
+    assert (tmp_path / "run" / "checkpoints" / "last.ckpt" / "meta.pt").is_file()  # a sharded checkpoint folder

@@ -9,6 +9,7 @@ from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
 from coevo.core.cli import train
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.cli.strategy import (
+    CoevoFSDPStrategy,
     CPUFSDPStrategy,
     build_strategy,
     decoder_layer_classes,
@@ -38,6 +39,8 @@ def test_fsdp_without_a_gpu_fails_early_and_suggests_fsdp_cpu(compose_train, tmp
     (["trainer=ddp_cpu", "trainer.devices=0"], "trainer.devices"),
     (["trainer.strategy=deepspeed"], "trainer.strategy"),
     (["trainer=fsdp", "trainer.fsdp.sharding_strategy=HALF"], "trainer.fsdp.sharding_strategy"),
+    (["trainer=fsdp", "trainer.fsdp.state_dict_type=local"],
+     r"config error at 'trainer.fsdp.state_dict_type': unknown 'local'; choose one of \['sharded', 'full'\]"),
 ])
 def test_bad_trainer_settings_name_the_key(tmp_path, overrides, expected):
     cfg = compose_fast(CONFIG_DIR, overrides, tmp_path / "cache", tmp_path / "run")
@@ -71,13 +74,13 @@ def test_ddp_cpu_preset_builds_a_gloo_ddp_strategy(tmp_path):
 @pytest.mark.gpu
 @pytest.mark.skipif(NO_GPU, reason="needs a CUDA GPU")
 def test_fsdp_trains_and_exports_on_one_gpu(compose_train, tmp_path):
-    # one GPU: FSDP with world size 1 (the wrap, bf16 mixed precision, full-state export and resume path)
+    # one GPU: FSDP with world size 1 (the wrap, bf16 mixed precision, sharded checkpoint, full export)
     cfg = compose_train("trainer=fsdp", "trainer.devices=1", "trainer.max_steps=2", "eval.before=false",
                         "eval.after=false", "trainer.fsdp.activation_checkpointing=true")
     result = train.run(cfg)
     assert result["steps"] == 2
     assert (tmp_path / "run" / "policy" / "model.safetensors").is_file()
-    assert (tmp_path / "run" / "checkpoints" / "last.ckpt").is_file()
+    assert (tmp_path / "run" / "checkpoints" / "last.ckpt" / "meta.pt").is_file()  # a sharded checkpoint folder
 
 
 def _fsdp_settings(tmp_path, *overrides):
@@ -96,6 +99,9 @@ def test_fsdp_strategy_wraps_and_checkpoints_the_decoder_layers(tmp_path, monkey
         "Qwen2DecoderLayer"}
     assert strategy.kwargs["use_orig_params"] and strategy.sharding_strategy.name == "FULL_SHARD"
     assert t.precision == "bf16-mixed"
+    assert isinstance(strategy, CoevoFSDPStrategy) and strategy._state_dict_type == "sharded"
+    full = build_strategy(_fsdp_settings(tmp_path, "trainer.fsdp.state_dict_type=full"), _tiny())
+    assert full._state_dict_type == "full"
 
 
 def test_more_devices_than_visible_gpus_is_refused(tmp_path, monkeypatch):
@@ -113,7 +119,7 @@ def test_fsdp_cpu_preset_builds_fsdp_over_two_gloo_processes(tmp_path):
     assert (t.devices, t.accelerator, t.process_group_backend, t.strategy) == (2, "cpu", "gloo", "fsdp")
     strategy = build_strategy(t, _tiny())
     assert isinstance(strategy, CPUFSDPStrategy) and strategy.kwargs["use_orig_params"]
-    assert strategy.sharding_strategy.name == "FULL_SHARD"
+    assert strategy.sharding_strategy.name == "FULL_SHARD" and strategy._state_dict_type == "sharded"
 
 
 @pytest.mark.parametrize("engine", ["vllm", "other"])

@@ -229,8 +229,10 @@ def make_trainer(settings: TrainSchema, run_dir: Path, tokenizer, extra_callback
     t = settings.trainer
     callbacks = [
         *extra_callbacks,  # before MetricsHistory, so the metrics they record reach metrics.jsonl
+        # always checkpoints/last.ckpt (a file, or a sharded folder): without the version counter, a run
+        # folder moved and resumed would write last-v1.ckpt, and a resume after a kill read the stale last.ckpt
         ModelCheckpoint(dirpath=run_dir / "checkpoints", filename="step{step}", every_n_train_steps=t.checkpoint_every,
-                        save_last=True, save_top_k=1, auto_insert_metric_name=False),
+                        save_last=True, save_top_k=1, auto_insert_metric_name=False, enable_version_counter=False),
         MetricsHistory(run_dir / "metrics.jsonl"),
         PolicyExport(run_dir / "policy", tokenizer),
     ]
