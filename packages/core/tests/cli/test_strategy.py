@@ -122,10 +122,10 @@ def test_fsdp_cpu_preset_builds_fsdp_over_two_gloo_processes(tmp_path):
     assert strategy.sharding_strategy.name == "FULL_SHARD" and strategy._state_dict_type == "sharded"
 
 
-@pytest.mark.parametrize("engine", ["vllm", "other"])
-def test_a_sharded_policy_needs_the_hf_engine(tmp_path, engine):
+def test_a_sharded_policy_needs_an_engine_that_samples_from_full_weights(tmp_path):
     cfg = compose_fast(CONFIG_DIR, ["trainer=fsdp_cpu"], tmp_path / "cache", tmp_path / "run")
     t = validate(cfg, TrainSchema, "train").trainer
-    with pytest.raises(ConfigError, match=f"'rollout.name': rollout={engine} cannot yet sample .* 2 processes"):
-        require_sharded_rollouts(t, engine)
+    with pytest.raises(ConfigError, match="'rollout.name': rollout=other cannot yet sample .* 2 processes"):
+        require_sharded_rollouts(t, "other")
     require_sharded_rollouts(t, "hf")
+    require_sharded_rollouts(t, "vllm")  # streams the FSDP units into one engine per rank

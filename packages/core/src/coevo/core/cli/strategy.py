@@ -158,13 +158,18 @@ def process_count(trainer_settings) -> int:
     return per_node * t.num_nodes
 
 
+SHARDED_ROLLOUT_ENGINES = ("hf", "vllm")  # hf: a full copy refreshed unit by unit; vllm: the units streamed in
+
+
 def require_sharded_rollouts(trainer_settings, engine_name: str) -> None:
-    """FSDP over several processes samples from a gathered full copy, which the ``hf`` engine has."""
+    """FSDP over several processes: rollouts need an engine that samples from the gathered full weights
+    without collectives (``hf``'s replica, ``vllm``'s own copy, filled unit by unit)."""
     t = trainer_settings
-    if t.strategy == "fsdp" and engine_name != "hf" and process_count(t) > 1:
+    if t.strategy == "fsdp" and engine_name not in SHARDED_ROLLOUT_ENGINES and process_count(t) > 1:
         raise ConfigError(
             f"config error at 'rollout.name': rollout={engine_name} cannot yet sample from a policy sharded over "
-            f"{process_count(t)} processes (trainer=fsdp); use rollout=hf, or trainer.devices=1 with {engine_name}"
+            f"{process_count(t)} processes (trainer=fsdp); use rollout=hf or rollout=vllm, or trainer.devices=1 "
+            f"with {engine_name}"
         )
 
 

