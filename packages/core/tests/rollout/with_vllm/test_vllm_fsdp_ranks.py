@@ -30,19 +30,20 @@ pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU (gloo
 CONFIG_DIR = repository_configs(__file__)
 # head_dim 64 / 2 = 32 (vLLM's CPU attention has no 16); 2 tasks per rank; no warm start (speed)
 BASE = [*FAST_BOXES, "model.hidden_size=64", "model.intermediate_size=128", "algo.tasks_per_step=4",
-        "algo.group_size=2", "rollout=vllm", "rollout.sync_check.max_abs_diff=1e-3", "eval.before=false",
+        "algo.group_size=4", "rollout=vllm", "rollout.sync_check.max_abs_diff=1e-3", "eval.before=false",
         "warmstart.enabled=false", "algo.skip_zero_advantage=false", "agent.choice_score=mean",
         "trainer.max_steps=2", "trainer.checkpoint_every=100"]
 
 
 def test_each_ranks_engine_holds_the_trained_weights_after_every_step(tmp_path):
-    done = train_ddp(CONFIG_DIR, ["algo.optim.lr=1e-3", "eval.num_tasks=2"], tmp_path / "cache", tmp_path / "run",
+    done = train_ddp(CONFIG_DIR, ["algo.optim.lr=1e-2", "eval.num_tasks=2"], tmp_path / "cache", tmp_path / "run",
                      BASE, timeout=900, trainer=FSDP)
     assert "2 processes" in done.stdout
     rows = metrics_rows(tmp_path / "run")
     assert [r["step"] for r in rows] == [1, 2]
     diffs = [r["train/sync/logprob_abs_diff"] for r in rows]  # the mean of both ranks' checks
     assert all(d < 1e-4 for d in diffs), diffs  # fp32 engine and trainer agree to rounding
+    assert rows[0]["train/grad_norm"] > 0  # step 1 moved the weights (seeded: its groups are not all tied)
     assert all(r["train/held_parameters_bytes"] > 0 for r in rows)  # the policy was sharded
     # after training the sharded policy was streamed into the evaluation's engine on every rank
     assert (tmp_path / "run" / "eval_after.json").is_file()
@@ -62,3 +63,4 @@ def test_a_skipped_sync_on_every_rank_fires_the_check(tmp_path):
     assert "weight sync self-check failed: engine 'vllm' and the trainer disagree" in output, output[-4000:]
     rows = metrics_rows(tmp_path / "run") if (tmp_path / "run" / "metrics.jsonl").is_file() else []
     assert [r["step"] for r in rows] == [1]  # step 1 passed; step 2 sampled with step 0's weights
+    assert rows[0]["train/grad_norm"] > 0  # and step 1 did change them
