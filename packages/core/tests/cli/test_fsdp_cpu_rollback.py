@@ -10,7 +10,9 @@ folder of both ranks' shard files whose ``meta.pt`` carries the callback's root 
 
 The 4-step run's checkpoint (2 ranks) resumed on 1 process (``trainer.devices=1``) restores the
 same weights and AdamW moments and step counts (torch.distributed.checkpoint reshards them): saved
-again on that process they equal the 2-rank checkpoint's, and one more step trains from there.
+again on that process they equal the 2-rank checkpoint's, and one more step trains from there. The
+commit root of the stopped run (each rank's shards in its own file of the checkpoint folder) is
+refused on 1 process, naming the 2 to resume with.
 """
 
 import shutil
@@ -66,13 +68,19 @@ def test_sharded_rollback_is_bit_exact_and_survives_resume(runs):
     assert all(torch.equal(resumed[k], excursion[k]) for k in excursion)
     assert metrics_rows(runs / "split") == rows
 
-    # the checkpoint is sharded: a folder with each rank's shard file, the rest in rank 0's meta.pt
+    # the checkpoint is sharded: a folder with each rank's shard file and its shards of the commit root
+    # (rank<r>.pt), the rest in rank 0's meta.pt; no process gathered the others' shards
     last = runs / "split" / "checkpoints" / "last.ckpt"
-    assert sorted(p.name for p in last.iterdir()) == [".metadata", "__0_0.distcp", "__1_0.distcp", "meta.pt"]
+    assert sorted(p.name for p in last.iterdir()) == [".metadata", "__0_0.distcp", "__1_0.distcp", "meta.pt",
+                                                      "rank0.pt", "rank1.pt"]
     meta = torch.load(last / "meta.pt", weights_only=False)
     assert meta["global_step"] == 6 and meta["RolloutDataModule"] == {"batches_consumed": 4}  # 2 rolled back
     assert len(meta["coevo_rng"]["torch_per_rank"]) == 2
-    assert len(meta["callbacks"]["ScriptedCommits"]["root"]["shards_per_rank"]) == 2
+    root = meta["callbacks"]["ScriptedCommits"]["root"]
+    assert root["shards_in_rank_files"] == 2 and root["weights"] == {} and "shards_per_rank" not in root
+    held = [sum(t.numel() for t in torch.load(last / f"rank{r}.pt", weights_only=True)["ScriptedCommits"]
+                ["weights"].values()) for r in (0, 1)]
+    assert 0 < held[0] and 0 < held[1] and sum(held) == warm_start_parameters(runs / "cache")
     assert sorted(p.name for p in last.parent.iterdir()) == ["last.ckpt", "step6.ckpt"]  # no temporaries
 
 
@@ -120,3 +128,13 @@ def test_a_sharded_checkpoint_resumes_on_another_number_of_processes(runs, tmp_p
     rows = metrics_rows(one)
     assert [r["step"] for r in rows] == [1, 2, 3, 4, 5] and rows[:4] == metrics_rows(runs / "straight")
     assert rows[4]["train/samples"] > 0
+
+
+def test_a_commit_root_of_two_ranks_refuses_another_number_of_processes(runs, tmp_path):
+    split = tmp_path / "split"
+    shutil.copytree(runs / "split", split)
+    with pytest.raises(AssertionError, match=r"commit/rollback root was saved by 2 processes holding shards of the "
+                                             r"policy, this run has 1; resume with trainer.devices x trainer.num_nodes "
+                                             r"= 2"):
+        train_ddp(CONFIG_DIR, [f"resume={split}", "trainer.devices=1", "trainer.max_steps=7"], runs / "cache", split,
+                  BASE, trainer=FSDP)

@@ -20,10 +20,13 @@ broadcast and applied on every rank, so the replicas commit or roll back togethe
 the weights is compared across ranks after each decision; a mismatch stops the run). Under FSDP
 (a policy sharded over the ranks) each rank's snapshot holds its own shards of the weights and of
 the optimizer state, and restores them in place; the checkpoint keeps every rank's, so a resume on
-the same number of processes gives each rank its own back. With ``trainer.fsdp.state_dict_type=sharded``
-the root travels in the sharded checkpoint's ``meta.pt`` (rank 0 writes it, every rank reads it). A
-sharded checkpoint may otherwise be resumed on another number of processes, but a root saved by N
-processes cannot: loading it on M != N raises, naming N.
+the same number of processes gives each rank its own back. With sharded checkpoints
+(``trainer.fsdp.state_dict_type=sharded``) each rank writes its shards of the root to its own file of
+the checkpoint folder (``rank<r>.pt``, ``coevo.core.callbacks.per_rank_state``) and reads it back, so
+no process ever holds every rank's root; the rest of the root is in rank 0's ``meta.pt``. With full
+checkpoints every rank's shards are gathered into the callback's state. A sharded checkpoint may
+otherwise be resumed on another number of processes, but a root saved by N processes cannot:
+loading it on M != N raises, naming N.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import lightning as L
 
 from coevo.core import distributed as dist
 from coevo.core.algos.fsdp_policy import is_sharded
+from coevo.core.callbacks.per_rank_state import PER_RANK
 from coevo.core.state.snapshot import (
     TrainingSnapshot,
     restore_snapshot,
@@ -66,6 +70,8 @@ class CommitRollback(L.Callback):
         self.history: list[tuple[int, Decision]] = []  # (global step, decision)
         self._resumed = False  # the root came from a checkpoint: keep it at train start
         self._sharded = False  # the policy is split over the ranks: each rank's root is its shards
+        self._own_files = False  # ... and each rank writes its shards to its own checkpoint file
+        self._loaded_per_rank: dict | None = None  # this rank's file of the checkpoint being loaded
 
     @staticmethod
     def _policy(module):
@@ -73,6 +79,7 @@ class CommitRollback(L.Callback):
 
     def on_train_start(self, trainer, module) -> None:
         self._sharded = is_sharded(self._policy(module)) and dist.world_size() > 1
+        self._own_files = self._sharded and getattr(trainer.strategy, "per_rank_files", False)
         if self._resumed and self.root is not None:
             return  # resumed: the checkpoint's root and root_step stand
         self.root = take_snapshot(self._policy(module), trainer, module)
@@ -86,12 +93,35 @@ class CommitRollback(L.Callback):
             return {}
         root = snapshot_state(self.root)
         root["rng_per_rank"] = dist.gather_objects(root["rng"])
-        if self._sharded:  # each rank's shards of the weights and the optimizer state
+        if self._own_files:  # each rank's shards: its own rank<r>.pt (on_save_checkpoint), not rank 0's meta.pt
+            root.update(weights={}, optimizers=[], shards_in_rank_files=dist.world_size())
+        elif self._sharded:  # each rank's shards of the weights and the optimizer state
             root["shards_per_rank"] = dist.gather_objects({"weights": root["weights"],
                                                            "optimizers": root["optimizers"]})
         judge_state = self.judge.state_dict() if hasattr(self.judge, "state_dict") else None
         return {"root": root, "root_step": self.root_step, "every_n_steps": self.every_n_steps,
                 "history": [[step, asdict(d)] for step, d in self.history], "judge": judge_state}
+
+    def on_save_checkpoint(self, trainer, module, checkpoint) -> None:
+        if self.root is not None and self._own_files:
+            checkpoint.setdefault(PER_RANK, {})[self.state_key] = {"weights": dict(self.root.weights),
+                                                                   "optimizers": self.root.optimizers}
+
+    def on_load_checkpoint(self, trainer, module, checkpoint) -> None:
+        self._loaded_per_rank = checkpoint.get(PER_RANK)  # (Lightning calls load_state_dict next)
+
+    def _own_shards(self, ranks: int) -> dict:
+        """This rank's shards of the root from its file of the checkpoint folder."""
+        if ranks != dist.world_size():
+            raise ValueError(
+                f"resume: the commit/rollback root was saved by {ranks} processes holding shards of the "
+                f"policy, this run has {dist.world_size()}; resume with trainer.devices x trainer.num_nodes = {ranks}")
+        own = ((self._loaded_per_rank or {}).get("own") or {}).get(self.state_key)
+        if own is None:
+            raise ValueError(f"resume: the checkpoint folder has no rank{dist.rank()}.pt with this rank's commit/"
+                             f"rollback root (written by every rank of a sharded checkpoint); resume from a complete "
+                             f"checkpoint")
+        return own
 
     def load_state_dict(self, state_dict: dict) -> None:
         if not state_dict:
@@ -100,6 +130,9 @@ class CommitRollback(L.Callback):
         per_rank = root.pop("rng_per_rank", None) or [root["rng"]]
         if len(per_rank) == dist.world_size():
             root["rng"] = per_rank[dist.rank()]
+        in_files = root.pop("shards_in_rank_files", None)
+        if in_files is not None:
+            root.update(self._own_shards(in_files))
         shards = root.pop("shards_per_rank", None)
         if shards is not None:
             if len(shards) != dist.world_size():
@@ -108,7 +141,7 @@ class CommitRollback(L.Callback):
                     f"policy, this run has {dist.world_size()}; resume with trainer.devices x trainer.num_nodes = "
                     f"{len(shards)}")
             root.update(shards[dist.rank()])
-        elif len(per_rank) != dist.world_size():  # a root of the whole state, but each rank's RNG stream
+        elif in_files is None and len(per_rank) != dist.world_size():  # the whole state, each rank's RNG stream
             raise ValueError(
                 f"resume: the commit/rollback root was saved by {len(per_rank)} processes, this run has "
                 f"{dist.world_size()}; resume with trainer.devices x trainer.num_nodes = {len(per_rank)}")

@@ -35,6 +35,7 @@ import torch
 from lightning.pytorch.strategies import DDPStrategy, FSDPStrategy
 
 from coevo.core.callbacks.atomic_checkpoint_io import save_folder_atomically
+from coevo.core.callbacks.per_rank_state import PER_RANK, read_own, write_own
 from coevo.core.config import ConfigError
 from coevo.core.fields import check_instance, choice
 
@@ -86,16 +87,36 @@ def _cpu_state_dicts():
 class CoevoFSDPStrategy(FSDPStrategy):
     """Lightning's FSDPStrategy whose sharded checkpoint folders replace the previous one atomically
     (``save_folder_atomically``: every rank writes into ``<name>.tmp-<rank 0's pid>``, rank 0 renames
-    it in after a barrier), so a kill mid-write leaves the last complete checkpoint in place."""
+    it in after a barrier), so a kill mid-write leaves the last complete checkpoint in place. State a
+    callback keeps per rank (``checkpoint[PER_RANK]``) goes to that rank's own ``rank<r>.pt`` in the
+    folder (``coevo.core.callbacks.per_rank_state``), not through rank 0."""
+
+    @property
+    def per_rank_files(self) -> bool:
+        """Checkpoints are folders every rank writes to (``sharded``): per-rank state needs no gather."""
+        return self._state_dict_type == "sharded"
 
     def save_checkpoint(self, checkpoint, filepath, storage_options=None) -> None:
         if self._state_dict_type != "sharded":
             return super().save_checkpoint(checkpoint, filepath, storage_options)
         path = Path(self.broadcast(str(filepath)))
         token = self.broadcast(os.getpid())  # one temporary folder for all ranks
-        save_folder_atomically(path, token, lambda tmp: FSDPStrategy.save_checkpoint(self, checkpoint, tmp,
-                                                                                      storage_options),
-                               self.is_global_zero, self.barrier)
+        own = checkpoint.pop(PER_RANK, None)  # this rank's, not rank 0's meta.pt
+
+        def write(tmp: Path) -> None:
+            FSDPStrategy.save_checkpoint(self, checkpoint, tmp, storage_options)
+            if own:
+                write_own(tmp, self.global_rank, own)
+
+        save_folder_atomically(path, token, write, self.is_global_zero, self.barrier)
+
+    def load_checkpoint(self, checkpoint_path, weights_only=None):
+        checkpoint = super().load_checkpoint(checkpoint_path, weights_only=weights_only)
+        path = Path(self.broadcast(str(checkpoint_path)))
+        per_rank = read_own(path, self.global_rank) if path.is_dir() else None
+        if per_rank is not None:
+            checkpoint[PER_RANK] = per_rank
+        return checkpoint
 
     def full_module_state_dict(self) -> dict:
         """The LightningModule's full (unsharded) state dict on rank 0, ``{}`` on the others; collective.
