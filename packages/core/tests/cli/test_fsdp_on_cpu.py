@@ -2,8 +2,9 @@
 trainer.devices=1``: Lightning's FSDPStrategy as ``CPUFSDPStrategy``, gloo, float32).
 
 What it guards: manual optimisation with FSDP (a backward per micro-batch inside ``training_step``,
-which failed on a GPU before ``algos/fsdp_policy``), rollouts through the wrapped policy, full-state
-checkpoints, the exported policy and exact resume. Several processes: ``test_fsdp_cpu_ranks.py``.
+which failed on a GPU before ``algos/fsdp_policy``), rollouts through the wrapped policy, checkpoints
+(sharded folders, the preset's, and full files), the exported policy and exact resume from either.
+Several processes: ``test_fsdp_cpu_ranks.py``, ``test_fsdp_cpu_rollback.py``.
 """
 
 import pytest
@@ -50,9 +51,13 @@ def test_grpo_trains_under_fsdp_with_a_backward_per_micro_batch(compose_train, f
         assert torch.equal(tensor, trained[name].cpu()), name
 
 
-def test_fsdp_resume_continues_exactly(compose_train, fsdp_on_cpu, tmp_path):
+@pytest.mark.parametrize("state_dict_type", ["sharded", "full"])
+def test_fsdp_resume_continues_exactly(compose_train, fsdp_on_cpu, tmp_path, state_dict_type):
+    fsdp_on_cpu = [*fsdp_on_cpu, f"trainer.fsdp.state_dict_type={state_dict_type}"]
     straight = train.run(compose_train(*fsdp_on_cpu, "trainer.max_steps=2", f"run_dir={tmp_path / 'a'}"))
     train.run(compose_train(*fsdp_on_cpu, "trainer.max_steps=1", f"run_dir={tmp_path / 'b'}"))
+    last = tmp_path / "b" / "checkpoints" / "last.ckpt"
+    assert last.is_file() if state_dict_type == "full" else (last / "meta.pt").is_file()
     resumed = train.run(compose_train(*fsdp_on_cpu, "trainer.max_steps=2", f"run_dir={tmp_path / 'b'}",
                                       f"resume={tmp_path / 'b'}"))
     assert resumed["steps"] == straight["steps"] == 2
