@@ -38,6 +38,8 @@ def test_sharding_strategies_divide_what_they_shard():
     assert hybrid.weights == 1000
     assert plan(size, "fsdp", 4, 4, precision="bf16-mixed").rollout_copy == 2000  # the bf16 copy
     assert plan(size, "ddp", 1, 1, kl_reference=True).reference == 4000  # frozen copy under full fine-tuning
+    assert plan(size, "fsdp", 4, 4, kl_reference=True).reference == 1000  # sharded like the weights
+    assert plan(size, "fsdp", 4, 4, "SHARD_GRAD_OP", kl_reference=True).reference == 4000  # weights unsharded
 
 
 def test_lora_trains_only_the_adapters():

@@ -14,7 +14,7 @@ GPU it prints, for DDP (every rank holds everything) and for FSDP at the chosen 
 - FSDP over several processes: the rollout copy of the weights (``coevo.core.policy.full_replica``:
   2 bytes per parameter under ``bf16-mixed``);
 - ``algo.kl_coef > 0`` with full fine-tuning: the frozen reference copy (LoRA switches its adapters off
-  instead);
+  instead), sharded like the weights under FSDP over several processes;
 - activations of one micro-batch (``algo.micro_batch_tokens`` tokens): an estimate, ~34 x hidden bytes
   per token and layer in 16-bit (2 x hidden with activation checkpointing, plus one layer's), and
   the logits in float32.
@@ -93,7 +93,7 @@ def plan(size: ModelSize, strategy: str, world: int, per_node: int, sharding: st
     sharded = strategy == "fsdp" and world > 1 and sharding != "NO_SHARD"
     compute = 2 if precision.endswith("-mixed") or b == 2 else 4
     rollout_copy = size.parameters * compute if sharded else 0
-    reference = size.parameters * b if kl_reference and frozen == 0 else 0
+    reference = -(-(size.parameters * b) // weight_div) if kl_reference and frozen == 0 else 0
     full_layer = 34 * size.hidden * compute // 2  # bytes per token of one layer's saved activations
     kept = 2 * size.hidden * compute // 2 if activation_checkpointing else full_layer  # checkpointing: its input
     recomputed = full_layer if activation_checkpointing else 0  # the layer being recomputed in backward

@@ -39,10 +39,24 @@ def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
     """``model`` inside a root FSDP unit built from ``strategy`` (a Lightning ``FSDPStrategy``);
     any other strategy, or a model already wrapped: ``model`` unchanged."""
     from lightning.pytorch.strategies import FSDPStrategy
-    from torch.distributed.fsdp import FullyShardedDataParallel
 
     if not isinstance(strategy, FSDPStrategy) or is_sharded(model):
         return model
+    wrapped = _wrap(model, strategy)
+    strategy.kwargs.pop("auto_wrap_policy", None)  # applied; Lightning would warn that it is ignored
+    return wrapped
+
+
+def shard_frozen(model: torch.nn.Module, strategy) -> torch.nn.Module:
+    """A frozen model (e.g. the KL reference copy) sharded with the policy's settings, so that each
+    rank holds 1/N of it; its forwards are collective like the policy's. Call before ``shard_policy``
+    (which consumes the strategy's wrap policy)."""
+    return _wrap(model, strategy) if not is_sharded(model) else model
+
+
+def _wrap(model: torch.nn.Module, strategy) -> torch.nn.Module:
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
     device = strategy.root_device
     precision = strategy.mixed_precision_config  # Lightning's, from trainer.precision
     if precision is not None:  # every unit casts its inputs: rollouts bypass the root's forward
@@ -55,7 +69,6 @@ def shard_policy(model: torch.nn.Module, strategy) -> torch.nn.Module:
         device_id=device if device.type == "cpu" else device.index,  # cpu: the gloo test of this path
         **strategy.kwargs,
     )
-    strategy.kwargs.pop("auto_wrap_policy", None)  # applied; Lightning would warn that it is ignored
     return wrapped
 
 

@@ -37,6 +37,7 @@ from coevo.core.algos.fsdp_policy import (
     clip_grad_norm,
     initialise_root,
     is_sharded,
+    shard_frozen,
     shard_policy,
     unwrap_sharded,
 )
@@ -44,7 +45,7 @@ from coevo.core.algos.optim import OptimSettings, build_optimizer
 from coevo.core.data.rollout_datamodule import TaskBatchRef
 from coevo.core.env.protocol import Task
 from coevo.core.policy.full_replica import FullReplica
-from coevo.core.policy.held_state import held_state_bytes
+from coevo.core.policy.held_state import held_state_bytes, tensor_bytes
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -78,6 +79,10 @@ class RolloutModule(L.LightningModule):
         if dist.world_size() > 1 and isinstance(strategy, FSDPStrategy) and not is_sharded(self.policy):
             # several ranks: rollouts sample from a full copy, taken before the policy is sharded
             self.engine.use_replica(FullReplica(self.policy, strategy.root_device, _compute_dtype(strategy)))
+            # the KL reference's frozen copy is sharded too (its forwards run in the lockstep updates)
+            reference = getattr(self, "reference", None)
+            if reference is not None:
+                reference.shard(lambda frozen: shard_frozen(frozen, strategy))
         self.policy = shard_policy(self.policy, strategy)
 
     @property
@@ -207,7 +212,11 @@ class RolloutModule(L.LightningModule):
         gradients, ``optimizer``'s state) as ``train/held_*_bytes`` (collective: one gather)."""
         if not is_sharded(self.policy):
             return
-        per_rank = dist.gather_objects(held_state_bytes(self.policy.parameters(), optimizer))
+        held = held_state_bytes(self.policy.parameters(), optimizer)
+        frozen = getattr(getattr(self, "reference", None), "frozen", None)
+        if frozen is not None:  # the KL reference's frozen copy (sharded too)
+            held["reference"] = tensor_bytes(frozen.parameters())
+        per_rank = dist.gather_objects(held)
         self.record({f"held_{key}_bytes": float(max(held[key] for held in per_rank)) for key in per_rank[0]},
                     reduce=False)
 

@@ -52,6 +52,16 @@ class ReferencePolicy:
             for p in self._frozen.parameters():
                 p.requires_grad_(False)
 
+    def shard(self, wrap) -> None:
+        """Replace the frozen copy (full fine-tuning) by ``wrap(copy)``, e.g. sharded over the ranks."""
+        if self._frozen is not None:
+            self._frozen = wrap(self._frozen)
+
+    @property
+    def frozen(self) -> torch.nn.Module | None:
+        """The frozen copy (full fine-tuning), or None (LoRA: the live model with adapters off)."""
+        return self._frozen
+
     @contextmanager
     def model(self):
         """Yields a module that computes reference log-probs (no grad)."""
