@@ -64,3 +64,24 @@ def test_a_skipped_sync_on_every_rank_fires_the_check(tmp_path):
     rows = metrics_rows(tmp_path / "run") if (tmp_path / "run" / "metrics.jsonl").is_file() else []
     assert [r["step"] for r in rows] == [1]  # step 1 passed; step 2 sampled with step 0's weights
     assert rows[0]["train/grad_norm"] > 0  # and step 1 did change them
+
+
+def test_per_rank_engines_refuse_what_cannot_work_naming_the_key(monkeypatch):
+    from coevo.core import distributed
+    from coevo.core.config import ConfigError
+    from coevo.core.rollout import vllm_engine
+    from coevo.core.rollout.vllm_engine import VLLMEngineConfig, per_rank_engine_settings
+
+    assert per_rank_engine_settings(VLLMEngineConfig()) == {}  # one process: vLLM's own executor
+    monkeypatch.setattr(distributed, "world_size", lambda: 2)
+    monkeypatch.setattr(distributed, "rank", lambda: 1)
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.setenv("RANK", "0")  # restored afterwards (the settings write RANK for vLLM)
+    assert per_rank_engine_settings(VLLMEngineConfig()) == {"distributed_executor_backend": "external_launcher"}
+    assert (os.environ["RANK"], os.environ["LOCAL_RANK"]) == ("1", "1")
+    with pytest.raises(ConfigError, match="'rollout.tensor_parallel_size'.*set rollout.tensor_parallel_size=1"):
+        per_rank_engine_settings(VLLMEngineConfig(tensor_parallel_size=2))
+    assert per_rank_engine_settings(VLLMEngineConfig(in_process=False)) == {}  # CPU: a worker process per rank
+    monkeypatch.setattr(vllm_engine.torch.cuda, "is_available", lambda: True)
+    with pytest.raises(ConfigError, match="'rollout.in_process'.*set rollout.in_process=true"):
+        per_rank_engine_settings(VLLMEngineConfig(in_process=False))
