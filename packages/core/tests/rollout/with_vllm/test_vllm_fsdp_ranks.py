@@ -1,6 +1,7 @@
 """``rollout=vllm`` with the policy sharded by FSDP over two real gloo processes
 (``trainer=fsdp_cpu trainer.devices=2``): one in-process vLLM engine per rank, filled after every
-optimizer step by streaming the FSDP units' full weights one unit at a time.
+optimizer step by streaming the FSDP units' full weights one unit at a time (or, with
+``rollout.in_process=false``, one vLLM process per rank reloading per-unit files).
 
 The log-prob self-check compares, on each rank, the engine's log-probs of the tokens it sampled
 with the trainer's (the FSDP policy's) log-probs of the same tokens; with a threshold of 1e-3 a rank
@@ -47,6 +48,16 @@ def test_each_ranks_engine_holds_the_trained_weights_after_every_step(tmp_path):
     assert all(r["train/held_parameters_bytes"] > 0 for r in rows)  # the policy was sharded
     # after training the sharded policy was streamed into the evaluation's engine on every rank
     assert (tmp_path / "run" / "eval_after.json").is_file()
+
+
+def test_worker_process_engines_reload_the_per_unit_folder(tmp_path):
+    """``rollout.in_process=false`` (CPU): each rank's engine runs in its own vLLM process and reloads
+    the folder that the sharded policy is written to one FSDP unit (one safetensors file) at a time."""
+    train_ddp(CONFIG_DIR, ["algo.optim.lr=1e-2", "eval.after=false", "rollout.in_process=false"], tmp_path / "cache",
+              tmp_path / "run", BASE, timeout=900, trainer=FSDP)
+    rows = metrics_rows(tmp_path / "run")
+    assert [r["step"] for r in rows] == [1, 2] and rows[0]["train/grad_norm"] > 0
+    assert all(r["train/sync/logprob_abs_diff"] < 1e-4 for r in rows)
 
 
 def test_a_skipped_sync_on_every_rank_fires_the_check(tmp_path):

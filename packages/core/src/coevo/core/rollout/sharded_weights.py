@@ -141,25 +141,41 @@ def save_sharded_folder(sharded: torch.nn.Module, tokenizer, folder: Path) -> Pa
     return folder
 
 
+def _needs_full_copy(world_size: int):
+    from coevo.core.config import ConfigError
+
+    return ConfigError(
+        f"config error at 'rollout.name': rollout=vllm keeps no full copy of a policy sharded over "
+        f"{world_size} processes (it streams the weights into vLLM), and this algorithm needs the full "
+        f"weights on each rank (no-grad forwards such as teacher log-probs, or a frozen copy); "
+        f"use rollout=hf with trainer=fsdp, or trainer=ddp_gpu (every rank holds the whole policy)"
+    )
+
+
+class StreamedPolicy:
+    """The sharded policy handed over as "the full weights" by ``StreamedCopy.refresh``: an engine
+    that streams (``vllm``) takes ``.policy``; copying it is refused with one clear message."""
+
+    def __init__(self, policy: torch.nn.Module, world_size: int):
+        self.policy = policy
+        self.world_size = world_size
+
+    def __deepcopy__(self, memo):
+        raise _needs_full_copy(self.world_size)
+
+
 class StreamedCopy:
     """The ``replica`` of an engine that streams a sharded policy instead of keeping a full copy
     (``vllm``), for what ``RolloutModule`` asks of a replica: ``refresh`` (evaluation after
-    training) hands the sharded policy itself to the next engine, which streams it (collective);
-    ``model`` (no-grad forwards of the full weights on one rank) does not exist."""
+    training) hands the sharded policy over, wrapped, to the next engine, which streams it
+    (collective); ``model`` (no-grad forwards of the full weights on one rank) does not exist."""
 
     def __init__(self, world_size: int):
         self.world_size = world_size
 
-    def refresh(self, sharded: torch.nn.Module) -> torch.nn.Module:
-        return sharded
+    def refresh(self, sharded: torch.nn.Module) -> StreamedPolicy:
+        return StreamedPolicy(sharded, self.world_size)
 
     @property
     def model(self) -> torch.nn.Module:
-        from coevo.core.config import ConfigError
-
-        raise ConfigError(
-            f"config error at 'rollout.name': rollout=vllm keeps no full copy of a policy sharded over "
-            f"{self.world_size} processes (it streams the weights into vLLM), and this algorithm runs "
-            f"no-grad forwards of the full weights on each rank (teacher log-probs, a frozen copy); "
-            f"use rollout=hf with trainer=fsdp, or trainer=ddp_gpu (every rank holds the whole policy)"
-        )
+        raise _needs_full_copy(self.world_size)

@@ -42,7 +42,12 @@ from coevo.core.algos.fsdp_policy import is_sharded, unwrap_sharded
 from coevo.core.fields import bounded, check_instance, choice, random_seed, registry_name
 from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
-from coevo.core.rollout.sharded_weights import StreamedCopy, save_sharded_folder, stream_full_weights
+from coevo.core.rollout.sharded_weights import (
+    StreamedCopy,
+    StreamedPolicy,
+    save_sharded_folder,
+    stream_full_weights,
+)
 from coevo.core.rollout.sync_check import SyncCheckSettings
 from coevo.core.rollout.weights import base_model, export_weights, save_checkpoint_folder, weights_version
 
@@ -109,6 +114,7 @@ class VLLMEngine(RolloutEngine):
     Config = VLLMEngineConfig
 
     def __init__(self, config: VLLMEngineConfig | None, model: torch.nn.Module, tokenizer):
+        model = model.policy if isinstance(model, StreamedPolicy) else model  # evaluation after sharded training
         self.config = config or VLLMEngineConfig()
         self.tokenizer = tokenizer
         self.pad_id = tokenizer.pad_token_id
