@@ -9,8 +9,8 @@
 # `trainer=fsdp trainer.devices=<GPU count>` (the policy sharded over all visible GPUs, bf16 mixed
 # precision), first with `rollout=hf`, then with `rollout=vllm` (one in-process engine per rank,
 # weights streamed unit by unit after every step, log-prob self-check on). After *each* stage it
-# prints rollout and training tokens/s (all GPUs together), peak GPU memory (the largest of the
-# ranks) and MFU (per GPU, 6·N FLOPs per trained token, 2·N per generated token, against
+# prints rollout and training tokens/s (all GPUs together), peak GPU memory (torch's allocator, and
+# the device's use at the end, vLLM's pool included; the largest of the ranks) and MFU (per GPU, 6·N FLOPs per trained token, 2·N per generated token, against
 # GPU_CHECK_PEAK_TFLOPS, default 989 = H200 bf16 dense) and appends one JSON line to
 # bench/results/gpu_check_runs.jsonl, so a run cut off by a time limit still leaves the finished
 # stages' numbers. Each stage has its own limit (GPU_CHECK_STAGE_SECONDS, default 210).
@@ -46,7 +46,8 @@ cat > "$runner" <<'PY'
 import json, os, sys, time
 from pathlib import Path
 
-root, stage, devices, run_dir, results, dry = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6] == "1"
+root, stage, devices, run_dir, results = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+dry = sys.argv[6] == "1"
 sys.path.insert(0, str(Path(root) / "bench"))
 import gpu_check as g  # noqa: E402  (bench/gpu_check.py: the model shape, the overrides, the summary)
 
@@ -77,8 +78,9 @@ torch.cuda.reset_peak_memory_stats()
 start = time.perf_counter()
 run(cfg)
 wall = time.perf_counter() - start
-peak = torch.cuda.max_memory_allocated() / 2**30
-peaks = dist.gather_objects(peak) if dist.active() else [peak]
+free, total = torch.cuda.mem_get_info()  # the whole device at the end (vLLM's pool included)
+mine = (torch.cuda.max_memory_allocated() / 2**30, (total - free) / 2**30)
+peaks, used = zip(*(dist.gather_objects(mine) if dist.active() else [mine]))
 if dist.rank() != 0:
     sys.exit(0)
 rows = [json.loads(line) for line in (Path(run_dir) / "metrics.jsonl").read_text().splitlines()]
@@ -88,12 +90,14 @@ peak_tflops = float(os.environ.get("GPU_CHECK_PEAK_TFLOPS", g.H200_BF16_TFLOPS))
 summary = g.summarize_run(rows, params, peak_tflops * devices)  # MFU per GPU: all GPUs' peak
 result = {"stage": stage, "gpus": devices, "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
           "parameters": params, "steps": len(rows), "wall_seconds": round(wall, 1),
-          "peak_memory_allocated_gib_max_rank": round(max(peaks), 2), **summary,
+          "peak_memory_allocated_gib_max_rank": round(max(peaks), 2),
+          "device_memory_used_gib_max_rank": round(max(used), 2), **summary,
           "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 print(f"gpu check [{stage}] {devices} GPU(s), {params / 1e9:.2f}B params, {len(rows)} steps in {wall:.0f} s: "
       f"rollout {summary['rollout_tokens_per_s']:,.0f} tok/s (MFU {summary['rollout_mfu'] * 100:.2f}%), "
       f"training {summary['train_tokens_per_s']:,.0f} tok/s (MFU {summary['train_mfu'] * 100:.1f}%), "
-      f"peak {max(peaks):.1f} GiB (largest rank), sync |d logprob| max {summary['sync_logprob_abs_diff_max']}",
+      f"peak {max(peaks):.1f} GiB by torch, {max(used):.1f} GiB used on the device (largest rank), "
+      f"sync |d logprob| max {summary['sync_logprob_abs_diff_max']}",
       flush=True)
 with open(results, "a") as f:
     f.write(json.dumps(result) + "\n")
