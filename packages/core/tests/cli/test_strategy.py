@@ -129,3 +129,14 @@ def test_a_sharded_policy_needs_an_engine_that_samples_from_full_weights(tmp_pat
         require_sharded_rollouts(t, "other")
     require_sharded_rollouts(t, "hf")
     require_sharded_rollouts(t, "vllm")  # streams the FSDP units into one engine per rank
+
+    class TeacherForwards:  # e.g. rsipo (teacher log-probs) and evoheir (recovery's student)
+        full_weight_forwards = True
+
+    require_sharded_rollouts(t, "hf", TeacherForwards, "teacher")  # hf keeps a full copy on every rank
+    with pytest.raises(ConfigError, match="'rollout.name': algo=teacher runs no-grad forwards of the full weights"
+                                          ".* use rollout=hf, or trainer=ddp_gpu"):
+        require_sharded_rollouts(t, "vllm", TeacherForwards, "teacher")
+    one = validate(compose_fast(CONFIG_DIR, ["trainer=fsdp_cpu", "trainer.devices=1"], tmp_path / "cache",
+                                tmp_path / "run"), TrainSchema, "train").trainer
+    require_sharded_rollouts(one, "vllm", TeacherForwards, "teacher")  # one process: the policy is whole

@@ -92,6 +92,7 @@ CORE_WARMSTART = (1_000_000, 1_100_000)  # core's default warmstart.first_index 
 @registry.algorithms.register("evoheir")
 class EvoHeir(RolloutModule):
     Config = EvoHeirConfig
+    full_weight_forwards = True  # recovery's teachers and LoRA student on each rank's full copy
 
     def __init__(self, config: EvoHeirConfig, context: AlgorithmContext):
         super().__init__(context, config.optim, config.group_size)

@@ -66,6 +66,7 @@ REPLAY_SALT = 0x5EED  # replays draw from their own seeded stream, distinct from
 @registry.algorithms.register("rsipo")
 class RSIPO(GRPO):
     Config = RSIPOConfig
+    full_weight_forwards = True  # teacher log-probs and the frozen skill writer on each rank's full copy
 
     @classmethod
     def expert_source(cls, config: RSIPOConfig) -> SkillDemonstrations | None:

@@ -60,6 +60,11 @@ def rank_seed(seed: int) -> int:
 
 
 class RolloutModule(L.LightningModule):
+    # True: the algorithm runs no-grad forwards of the full current weights on each rank besides its
+    # rollouts (teacher log-probs, a distillation student), which under FSDP over several processes
+    # need the hf engine's full copy (``no_grad_policy``); other engines are refused before any work
+    full_weight_forwards = False
+
     def __init__(self, context: AlgorithmContext, optim: OptimSettings, group_size: int):
         super().__init__()
         self.automatic_optimization = False
@@ -78,7 +83,8 @@ class RolloutModule(L.LightningModule):
         strategy = self.trainer.strategy
         if dist.world_size() > 1 and isinstance(strategy, FSDPStrategy) and not is_sharded(self.policy):
             # several ranks: rollouts sample from a full copy, taken before the policy is sharded
-            self.engine.use_replica(FullReplica(self.policy, strategy.root_device, _compute_dtype(strategy)))
+            # (an engine that streams the sharded weights instead, vllm, builds none)
+            self.engine.use_replica(lambda: FullReplica(self.policy, strategy.root_device, _compute_dtype(strategy)))
             # the KL reference's frozen copy is sharded too (its forwards run in the lockstep updates)
             reference = getattr(self, "reference", None)
             if reference is not None:

@@ -182,15 +182,26 @@ def process_count(trainer_settings) -> int:
 SHARDED_ROLLOUT_ENGINES = ("hf", "vllm")  # hf: a full copy refreshed unit by unit; vllm: the units streamed in
 
 
-def require_sharded_rollouts(trainer_settings, engine_name: str) -> None:
+def require_sharded_rollouts(trainer_settings, engine_name: str, algo_cls=None, algo_name: str = "") -> None:
     """FSDP over several processes: rollouts need an engine that samples from the gathered full weights
-    without collectives (``hf``'s replica, ``vllm``'s own copy, filled unit by unit)."""
+    without collectives (``hf``'s replica, ``vllm``'s own copy, filled unit by unit); an algorithm
+    with ``full_weight_forwards`` (no-grad forwards of the full weights on each rank) needs ``hf``'s."""
     t = trainer_settings
-    if t.strategy == "fsdp" and engine_name not in SHARDED_ROLLOUT_ENGINES and process_count(t) > 1:
+    if t.strategy != "fsdp" or process_count(t) <= 1:
+        return
+    if engine_name not in SHARDED_ROLLOUT_ENGINES:
         raise ConfigError(
             f"config error at 'rollout.name': rollout={engine_name} cannot yet sample from a policy sharded over "
             f"{process_count(t)} processes (trainer=fsdp); use rollout=hf or rollout=vllm, or trainer.devices=1 "
             f"with {engine_name}"
+        )
+    if engine_name != "hf" and getattr(algo_cls, "full_weight_forwards", False):
+        raise ConfigError(
+            f"config error at 'rollout.name': algo={algo_name} runs no-grad forwards of the full weights on every "
+            f"rank (teacher log-probs, a distillation student), which with the policy sharded over "
+            f"{process_count(t)} processes (trainer=fsdp) come from rollout=hf's full copy; rollout={engine_name} "
+            f"keeps none: use rollout=hf, or trainer=ddp_gpu (every rank holds the whole policy) with "
+            f"rollout={engine_name}"
         )
 
 

@@ -101,7 +101,8 @@ def run(cfg: DictConfig) -> dict:
         algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
         extra_callbacks = configured_callbacks(cfg.get("callbacks"))
         _, engine_cfg = engine_component(cfg.get("rollout"))
-        require_sharded_rollouts(settings.trainer, cfg.rollout.name if cfg.get("rollout") else "hf")
+        require_sharded_rollouts(settings.trainer, cfg.rollout.name if cfg.get("rollout") else "hf", algo_cls,
+                                 algo_cfg.name)
     with stage("data"):
         env_cls, env_cfg, make_env = env_factory(cfg.env)
     with stage("config"):

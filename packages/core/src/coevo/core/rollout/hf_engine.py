@@ -43,9 +43,10 @@ class HFEngine(RolloutEngine):
         self.stop_ids = [tokenizer.eos_token_id]
         self.replica = None  # a FullReplica when the policy is sharded over processes
 
-    def use_replica(self, replica) -> None:
-        self.replica = replica
-        self.model = replica.model
+    def use_replica(self, make_replica) -> None:
+        """The policy is sharded over several processes: sample from the full copy ``make_replica()``."""
+        self.replica = make_replica()
+        self.model = self.replica.model
 
     def sync_weights(self, model: torch.nn.Module) -> None:
         # sharded: gather the current weights into the replica (collective, once per rollout); a

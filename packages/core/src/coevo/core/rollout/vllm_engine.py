@@ -158,10 +158,9 @@ class VLLMEngine(RolloutEngine):
         kwargs.update(per_rank)
         return vllm.LLM(**kwargs)
 
-    def use_replica(self, replica) -> None:
-        """The policy is sharded over several processes: keep no full copy of it (``replica`` is
-        dropped); every push streams the sharded policy into vLLM unit by unit."""
-        del replica
+    def use_replica(self, make_replica) -> None:
+        """The policy is sharded over several processes: keep no full copy of it (``make_replica`` is
+        not called); every push streams the sharded policy into vLLM unit by unit."""
         self.replica = StreamedCopy(dist.world_size())
 
     @property
