@@ -8,18 +8,14 @@
 """
 
 import copy
-from datetime import timedelta
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 from coevo.core.algos.batching import Sample
 from coevo.core.policy.full_replica import clean_name
-from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
-from coevo.core.policy.tokenizer import train_bpe_tokenizer
-from coevo.core.testing.fast_configs import boxes_corpus
+from coevo.core.testing.gloo import run_on_ranks, tiny_model
 from coevo.evoheir.hosts.objective import policy_gradient_step
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="needs torch.distributed")
@@ -40,50 +36,41 @@ def _lockstep(count: int) -> int:
     return int(value)
 
 
-def _rank(rank: int, store_path: str, results) -> None:
+def _rank(rank: int) -> tuple[float, float, int, int]:
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
     from torch.distributed.fsdp.wrap import ModuleWrapPolicy
     from transformers.models.qwen2.modeling_qwen2 import Qwen2DecoderLayer
 
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
-                            timeout=timedelta(seconds=60))  # a forward count mismatch fails, not hangs
-    try:
-        tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
-        model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
-                                                 intermediate_size=64), tokenizer)
-        single = copy.deepcopy(model)
-        initial = {k: v.detach().clone() for k, v in single.named_parameters()}
-        sharded = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({Qwen2DecoderLayer}), use_orig_params=True,
-                       device_id=torch.device("cpu"))
-        forwards = []
-        sharded.register_forward_hook(lambda *_: forwards.append(1))
-        pad = tokenizer.pad_token_id
+    model = tiny_model()
+    single = copy.deepcopy(model)
+    initial = {k: v.detach().clone() for k, v in single.named_parameters()}
+    sharded = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({Qwen2DecoderLayer}), use_orig_params=True,
+                   device_id=torch.device("cpu"))
+    forwards = []
+    sharded.register_forward_hook(lambda *_: forwards.append(1))
+    pad = model.config.pad_token_id
 
-        # 1. the same samples on both ranks = one process
-        policy_gradient_step(sharded, _samples(4), torch.optim.AdamW(sharded.parameters(), lr=1e-2), pad,
-                             grad_clip=0.5, max_tokens=16, lockstep=_lockstep)
-        policy_gradient_step(single, _samples(4), torch.optim.AdamW(single.parameters(), lr=1e-2), pad,
-                             grad_clip=0.5, max_tokens=16)
-        with FSDP.summon_full_params(sharded, writeback=False):
-            gathered = {clean_name(n): p.detach().clone() for n, p in sharded.named_parameters()}
-        reference = dict(single.named_parameters())
-        largest = max(float((gathered[k] - reference[k]).abs().max()) for k in reference)
-        moved = max(float((reference[k].detach() - initial[k]).abs().max()) for k in reference)
-        first = len(forwards)
+    # 1. the same samples on both ranks = one process
+    policy_gradient_step(sharded, _samples(4), torch.optim.AdamW(sharded.parameters(), lr=1e-2), pad,
+                         grad_clip=0.5, max_tokens=16, lockstep=_lockstep)
+    policy_gradient_step(single, _samples(4), torch.optim.AdamW(single.parameters(), lr=1e-2), pad,
+                         grad_clip=0.5, max_tokens=16)
+    with FSDP.summon_full_params(sharded, writeback=False):
+        gathered = {clean_name(n): p.detach().clone() for n, p in sharded.named_parameters()}
+    reference = dict(single.named_parameters())
+    largest = max(float((gathered[k] - reference[k]).abs().max()) for k in reference)
+    moved = max(float((reference[k].detach() - initial[k]).abs().max()) for k in reference)
+    first = len(forwards)
 
-        # 2. samples on rank 0 only: rank 1 pads in lockstep
-        mine = _samples(5) if rank == 0 else []
-        policy_gradient_step(sharded, mine, torch.optim.AdamW(sharded.parameters(), lr=1e-2), pad,
-                             max_tokens=16, lockstep=_lockstep)
-        results[rank] = (largest, moved, first, len(forwards) - first)
-    finally:
-        dist.destroy_process_group()
+    # 2. samples on rank 0 only: rank 1 pads in lockstep
+    mine = _samples(5) if rank == 0 else []
+    policy_gradient_step(sharded, mine, torch.optim.AdamW(sharded.parameters(), lr=1e-2), pad,
+                         max_tokens=16, lockstep=_lockstep)
+    return largest, moved, first, len(forwards) - first
 
 
 def test_sharded_step_equals_one_process_and_pads_a_rank_without_samples(tmp_path):
-    results = mp.Manager().dict()
-    mp.spawn(_rank, args=(str(tmp_path / "store"), results), nprocs=2, join=True)
+    results = run_on_ranks(_rank, tmp_path)
     (largest0, moved, first0, second0), (largest1, _, first1, second1) = results[0], results[1]
     assert moved > 1e-3  # the step changed the weights (AdamW at lr 1e-2)
     assert largest0 < 1e-5 and largest1 < 1e-5  # float32 rounding of the averaged gradients only

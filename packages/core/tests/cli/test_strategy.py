@@ -17,9 +17,8 @@ from coevo.core.cli.strategy import (
 )
 from coevo.core.config import ConfigError, validate
 from coevo.core.policy.lora import LoraSettings, apply_lora
-from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
-from coevo.core.policy.tokenizer import train_bpe_tokenizer
-from coevo.core.testing.fast_configs import boxes_corpus, compose_fast
+from coevo.core.testing.fast_configs import compose_fast
+from coevo.core.testing.gloo import tiny_model
 
 NO_GPU = not torch.cuda.is_available()
 
@@ -48,14 +47,8 @@ def test_bad_trainer_settings_name_the_key(tmp_path, overrides, expected):
         validate(cfg, TrainSchema, "train")
 
 
-def _tiny():
-    tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
-    return build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
-                                            intermediate_size=64), tokenizer)
-
-
 def test_fsdp_wraps_the_decoder_layer_of_plain_and_lora_models():
-    model = _tiny()
+    model = tiny_model()
     assert {c.__name__ for c in decoder_layer_classes(model)} == {"Qwen2DecoderLayer"}
     lora = apply_lora(model, LoraSettings(enabled=True))
     assert {c.__name__ for c in decoder_layer_classes(lora)} == {"Qwen2DecoderLayer"}
@@ -92,7 +85,7 @@ def test_fsdp_strategy_wraps_and_checkpoints_the_decoder_layers(tmp_path, monkey
     # built (not run) as on a one-GPU machine: the wrap unit, activation checkpointing, orig params
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     t = _fsdp_settings(tmp_path, "trainer.fsdp.activation_checkpointing=true")
-    strategy = build_strategy(t, _tiny())
+    strategy = build_strategy(t, tiny_model())
     assert isinstance(strategy, FSDPStrategy)
     assert {c.__name__ for c in strategy.kwargs["auto_wrap_policy"]._module_classes} == {"Qwen2DecoderLayer"}
     assert {c.__name__ for c in strategy._activation_checkpointing_kwargs["auto_wrap_policy"]._module_classes} == {
@@ -100,7 +93,7 @@ def test_fsdp_strategy_wraps_and_checkpoints_the_decoder_layers(tmp_path, monkey
     assert strategy.kwargs["use_orig_params"] and strategy.sharding_strategy.name == "FULL_SHARD"
     assert t.precision == "bf16-mixed"
     assert isinstance(strategy, CoevoFSDPStrategy) and strategy._state_dict_type == "sharded"
-    full = build_strategy(_fsdp_settings(tmp_path, "trainer.fsdp.state_dict_type=full"), _tiny())
+    full = build_strategy(_fsdp_settings(tmp_path, "trainer.fsdp.state_dict_type=full"), tiny_model())
     assert full._state_dict_type == "full"
 
 
@@ -117,7 +110,7 @@ def test_fsdp_cpu_preset_builds_fsdp_over_two_gloo_processes(tmp_path):
     cfg = compose_fast(CONFIG_DIR, ["trainer=fsdp_cpu"], tmp_path / "cache", tmp_path / "run")
     t = validate(cfg, TrainSchema, "train").trainer
     assert (t.devices, t.accelerator, t.process_group_backend, t.strategy) == (2, "cpu", "gloo", "fsdp")
-    strategy = build_strategy(t, _tiny())
+    strategy = build_strategy(t, tiny_model())
     assert isinstance(strategy, CPUFSDPStrategy) and strategy.kwargs["use_orig_params"]
     assert strategy.sharding_strategy.name == "FULL_SHARD" and strategy._state_dict_type == "sharded"
 

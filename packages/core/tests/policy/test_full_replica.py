@@ -5,53 +5,42 @@ ranks, and it generates different numbers of tokens on each rank without any col
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 from coevo.core.policy.full_replica import FullReplica, clean_name
-from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
-from coevo.core.policy.tokenizer import train_bpe_tokenizer
-from coevo.core.testing.fast_configs import boxes_corpus
+from coevo.core.testing.gloo import run_on_ranks, tiny_model
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="needs torch.distributed")
 
 
-def _rank(rank: int, store_path: str, results) -> None:
+def _rank(rank: int) -> tuple:
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
     from torch.distributed.fsdp.wrap import ModuleWrapPolicy
     from transformers.models.qwen2.modeling_qwen2 import Qwen2DecoderLayer
 
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2)
-    try:
-        tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
-        model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
-                                                 intermediate_size=64), tokenizer)
-        replica = FullReplica(model)
-        sharded = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({Qwen2DecoderLayer}), use_orig_params=True,
-                       device_id=torch.device("cpu"))
-        held = sum(p.numel() for p in sharded.parameters())
-        optimizer = torch.optim.AdamW(sharded.parameters(), lr=1e-2)
-        ids = torch.randint(0, 300, (2, 8 + rank), generator=torch.Generator().manual_seed(rank))
-        sharded(input_ids=ids).logits.sum().backward()
-        optimizer.step()
-        before = {k: v.clone() for k, v in replica.model.named_parameters()}  # the weights before the step
-        copy = replica.refresh(sharded)
-        with FSDP.summon_full_params(sharded, writeback=False):
-            gathered = {clean_name(n): p.clone() for n, p in sharded.named_parameters()}
-        mine = dict(copy.named_parameters())
-        equal = gathered.keys() == mine.keys() and all(torch.equal(mine[k], v) for k, v in gathered.items())
-        changed = any(not torch.equal(before[k], v) for k, v in gathered.items())  # the step moved them
-        # generation on the copy: each rank a different length, no collective involved
-        out = copy.generate(input_ids=ids[:, :4], max_new_tokens=2 + 6 * rank, min_new_tokens=2 + 6 * rank,
-                            do_sample=False, pad_token_id=tokenizer.pad_token_id)
-        results[rank] = (equal, held, sum(p.numel() for p in copy.parameters()), out.shape[1], changed)
-    finally:
-        dist.destroy_process_group()
+    model = tiny_model()
+    replica = FullReplica(model)
+    sharded = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({Qwen2DecoderLayer}), use_orig_params=True,
+                   device_id=torch.device("cpu"))
+    held = sum(p.numel() for p in sharded.parameters())
+    optimizer = torch.optim.AdamW(sharded.parameters(), lr=1e-2)
+    ids = torch.randint(0, 300, (2, 8 + rank), generator=torch.Generator().manual_seed(rank))
+    sharded(input_ids=ids).logits.sum().backward()
+    optimizer.step()
+    before = {k: v.clone() for k, v in replica.model.named_parameters()}  # the weights before the step
+    copy = replica.refresh(sharded)
+    with FSDP.summon_full_params(sharded, writeback=False):
+        gathered = {clean_name(n): p.clone() for n, p in sharded.named_parameters()}
+    mine = dict(copy.named_parameters())
+    equal = gathered.keys() == mine.keys() and all(torch.equal(mine[k], v) for k, v in gathered.items())
+    changed = any(not torch.equal(before[k], v) for k, v in gathered.items())  # the step moved them
+    # generation on the copy: each rank a different length, no collective involved
+    out = copy.generate(input_ids=ids[:, :4], max_new_tokens=2 + 6 * rank, min_new_tokens=2 + 6 * rank,
+                        do_sample=False, pad_token_id=model.config.pad_token_id)
+    return (equal, held, sum(p.numel() for p in copy.parameters()), out.shape[1], changed)
 
 
 def test_the_replica_holds_the_full_trained_weights_on_every_rank(tmp_path):
-    results = mp.Manager().dict()
-    mp.spawn(_rank, args=(str(tmp_path / "store"), results), nprocs=2, join=True)
+    results = run_on_ranks(_rank, tmp_path)
     for rank in (0, 1):
         equal, held, full, generated, changed = results[rank]
         assert equal and changed

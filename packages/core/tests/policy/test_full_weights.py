@@ -10,20 +10,12 @@ import torch
 
 from coevo.core.policy.full_weights import add_to_weights
 from coevo.core.policy.lora import LoraSettings, apply_lora
-from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
-from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.rollout.weights import lora_deltas
-from coevo.core.testing.fast_configs import boxes_corpus
-
-
-def _tiny():
-    tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
-    return build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
-                                            intermediate_size=64), tokenizer)
+from coevo.core.testing.gloo import tiny_model
 
 
 def test_adding_lora_deltas_equals_peft_merge_bit_for_bit():
-    model = _tiny()
+    model = tiny_model()
     student = apply_lora(copy.deepcopy(model), LoraSettings(True, 8, 16, 0.0, ["q_proj", "v_proj"]))
     optimizer = torch.optim.AdamW([p for p in student.parameters() if p.requires_grad], lr=1e-2)
     ids = torch.randint(0, 300, (2, 9), generator=torch.Generator().manual_seed(0))  # [2, 9]
@@ -44,4 +36,4 @@ def test_adding_lora_deltas_equals_peft_merge_bit_for_bit():
 
 def test_a_delta_for_a_missing_parameter_is_an_error():
     with pytest.raises(KeyError, match="no parameters named"):
-        add_to_weights(_tiny(), {"model.nope.weight": torch.zeros(1)})
+        add_to_weights(tiny_model(), {"model.nope.weight": torch.zeros(1)})
