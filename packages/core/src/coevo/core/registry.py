@@ -165,25 +165,30 @@ def _import_string(spec: str, kind: str, name: str) -> Any:
         raise RegistryError(f"{kind} '{name}': module '{module_name}' has no attribute '{attr}'") from None
 
 
-# The typed registries. Names of components that live in known packages are hinted so that a
-# miss can say what to install.
-algorithms: Registry = Registry(
-    "algorithm",
-    hints={
-        "rsipo": "coevo-rsipo", "opsd": "coevo-rsipo", "grpo_opsd": "coevo-rsipo",
-        "skill_grpo": "coevo-rsipo", "skill_prompt": "coevo-rsipo",
-        "rao": "coevo-rao", "evoheir": "coevo-evoheir", "heircommit": "coevo-evoheir",
+# Which distribution provides each component that lives outside coevo-core: a miss of one of
+# these names says what to install. It has to be written here (an uninstalled distribution cannot
+# be asked what it provides); tests/test_plugins.py, where every package is installed, checks it
+# against what each plugin actually registers, in both directions.
+PROVIDED_BY: dict[str, dict[str, str]] = {
+    "algorithm": {
+        **dict.fromkeys(("rsipo", "opsd", "grpo_opsd", "skill_grpo", "skill_prompt"), "coevo-rsipo"),
+        "evoheir": "coevo-evoheir",
+        "rao": "coevo-rao",
     },
-)
-envs: Registry = Registry(
-    "env",
-    hints={name: "coevo-envs" for name in ("household", "alfworld", "search", "math")},
-)
-models: Registry = Registry("model")
-rollout_engines: Registry = Registry("rollout engine")
-callbacks: Registry = Registry("callback")
-advantages: Registry = Registry("advantage estimator")
-losses: Registry = Registry("loss")
+    "env": dict.fromkeys(
+        ("household", "alfworld", "search", "math", "longctx", "algebra", "craft", "maze"), "coevo-envs"
+    ),
+    "callback": {"trust_calibration": "coevo-rsipo", "heircommit": "coevo-evoheir"},
+}
+
+# The typed registries (a miss of a name in PROVIDED_BY[kind] names the distribution to install).
+algorithms: Registry = Registry("algorithm", hints=PROVIDED_BY.get("algorithm"))
+envs: Registry = Registry("env", hints=PROVIDED_BY.get("env"))
+models: Registry = Registry("model", hints=PROVIDED_BY.get("model"))
+rollout_engines: Registry = Registry("rollout engine", hints=PROVIDED_BY.get("rollout engine"))
+callbacks: Registry = Registry("callback", hints=PROVIDED_BY.get("callback"))
+advantages: Registry = Registry("advantage estimator", hints=PROVIDED_BY.get("advantage estimator"))
+losses: Registry = Registry("loss", hints=PROVIDED_BY.get("loss"))
 
 REGISTRIES: dict[str, Registry] = {
     r.kind: r for r in (algorithms, envs, models, rollout_engines, callbacks, advantages, losses)
