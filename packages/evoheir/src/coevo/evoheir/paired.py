@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
+from coevo.core.agent.groups import play_groups
 from coevo.core.agent.loop import AgentLoop
 from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Environment, Task
@@ -49,14 +50,8 @@ def play_items(
     seed: int,
 ) -> list[Episode]:  # len(tasks) * samples episodes, item-major
     """Play each task ``samples`` times with the loop's sampling settings, seeded by ``seed``."""
-    expanded = [task for task in tasks for _ in range(samples)]
-    if len(envs) < len(expanded):
-        raise ValueError(f"{len(expanded)} episodes need as many environments, got {len(envs)}")
-    torch.manual_seed(seed)  # transformers' sampling draws from the global generator
-    generator = torch.Generator().manual_seed(seed)
-    group_ids = [i for i in range(len(tasks)) for _ in range(samples)]
     with torch.no_grad():
-        return loop.run(expanded, envs[: len(expanded)], group_ids, generator=generator)
+        return play_groups(loop, tasks, samples, envs, seed)
 
 
 def success_per_item(episodes: list[Episode], samples: int) -> torch.Tensor:  # [len(episodes) / samples]

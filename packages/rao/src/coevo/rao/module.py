@@ -32,6 +32,7 @@ from rich.console import Console
 
 from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.agent.groups import expand_groups, seeded_generator
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.algos.rollout_module import rank_seed, step_seed
@@ -157,11 +158,8 @@ class RAO(GRPO):
         """``group_size`` sampled trees of every task, seeded by the batch index (exact resume); with a
         size mixture, task k of the run (counting from the first step) has size ``sizes.train[k % n]``."""
         g = self.group_size
-        seed = rank_seed(step_seed(self.context.seed, self.batch_index)) + salt
-        torch.manual_seed(seed)
-        generator = torch.Generator().manual_seed(seed)
-        expanded = [task for task in tasks for _ in range(g)]
-        group_ids = [i for i in range(len(tasks)) for _ in range(g)]
+        generator = seeded_generator(rank_seed(step_seed(self.context.seed, self.batch_index)) + salt)
+        expanded, group_ids = expand_groups(tasks, g)
         self.engine.sync_weights(self.policy)
         return play_trees(self.engine, self.context.tokenizer, self.context.agent, recursion, expanded,
                           self.sized_envs(len(tasks), g), group_ids, generator=generator)

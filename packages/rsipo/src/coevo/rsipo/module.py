@@ -1,6 +1,6 @@
 """RSIPO (Recursive Self-Improving Policy Optimization) as a LightningModule on top of core's GRPO.
 
-What it adds to GRPO, per training step (spec: ``shared/specs/rsipo.md``):
+What it adds to GRPO, per training step (``packages/rsipo/README.md``, "One training step"):
 1. the G student rollouts of each task and their GRPO advantages, exactly as ``algo=grpo``;
 2. the policy writes a skill s_x for each task from the group's finished attempts (on-policy);
 3. the replay half H_r of each group is played again from the same initial states with s_x in
@@ -28,6 +28,7 @@ import torch
 
 from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.agent.groups import play_groups
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample, first_response_position, micro_batches
 from coevo.core.algos.context import AlgorithmContext
@@ -252,16 +253,10 @@ class RSIPO(GRPO):
 
     def play(self, tasks: list[Task], repeats: int, contexts: list[str | None], salt: int) -> list[Episode]:
         """``repeats`` episodes of every task with ``contexts[i]`` before its first message, seeded by the step."""
-        seed = rank_seed(step_seed(self.context.seed + salt, self.batch_index))
-        torch.manual_seed(seed)
-        generator = torch.Generator().manual_seed(seed)
-        expanded = [task for task in tasks for _ in range(repeats)]
-        per_episode = [c for c in contexts for _ in range(repeats)]
-        group_ids = [i for i in range(len(tasks)) for _ in range(repeats)]
         start = time.perf_counter()
         self.engine.sync_weights(self.policy)
-        episodes = self.agent.run(expanded, self.envs(len(expanded)), group_ids, generator=generator,
-                                  contexts=per_episode)
+        episodes = play_groups(self.agent, tasks, repeats, self.envs(len(tasks) * repeats),
+                               rank_seed(step_seed(self.context.seed + salt, self.batch_index)), contexts)
         self._rollout_seconds = time.perf_counter() - start
         return episodes
 

@@ -30,10 +30,16 @@ from lightning.pytorch.strategies import FSDPStrategy
 
 from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.agent.groups import play_groups
 from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
 from coevo.core.algos.context import AlgorithmContext
-from coevo.core.algos.fsdp_policy import (
+from coevo.core.algos.optim import OptimSettings, build_optimizer
+from coevo.core.data.rollout_datamodule import TaskBatchRef
+from coevo.core.env.protocol import Task
+from coevo.core.policy.full_replica import FullReplica
+from coevo.core.policy.held_state import held_state_bytes, tensor_bytes
+from coevo.core.policy.sharding import (
     clip_grad_norm,
     initialise_root,
     is_sharded,
@@ -41,11 +47,6 @@ from coevo.core.algos.fsdp_policy import (
     shard_policy,
     unwrap_sharded,
 )
-from coevo.core.algos.optim import OptimSettings, build_optimizer
-from coevo.core.data.rollout_datamodule import TaskBatchRef
-from coevo.core.env.protocol import Task
-from coevo.core.policy.full_replica import FullReplica
-from coevo.core.policy.held_state import held_state_bytes, tensor_bytes
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -79,7 +80,7 @@ class RolloutModule(L.LightningModule):
         self.batch_index = 0  # index of the current step's task batch in the data stream
 
     def configure_model(self) -> None:
-        # trainer=fsdp: the policy is the root FSDP unit, not this module (see algos/fsdp_policy.py)
+        # trainer=fsdp: the policy is the root FSDP unit, not this module (see policy/sharding.py)
         strategy = self.trainer.strategy
         if dist.world_size() > 1 and isinstance(strategy, FSDPStrategy) and not is_sharded(self.policy):
             # several ranks: rollouts sample from a full copy, taken before the policy is sharded
@@ -154,14 +155,10 @@ class RolloutModule(L.LightningModule):
     def rollout(self, tasks: list[Task], group_size: int | None = None) -> list[Episode]:
         """``group_size`` episodes of every task, seeded by the batch index."""
         g = group_size or self.group_size
-        seed = rank_seed(step_seed(self.context.seed, self.batch_index))
-        torch.manual_seed(seed)  # transformers' sampling draws from the global generator
-        generator = torch.Generator().manual_seed(seed)
-        expanded = [task for task in tasks for _ in range(g)]
-        group_ids = [i for i in range(len(tasks)) for _ in range(g)]
         start = time.perf_counter()
         self.engine.sync_weights(self.policy)
-        episodes = self.agent.run(expanded, self.envs(len(expanded)), group_ids, generator=generator)
+        episodes = play_groups(self.agent, tasks, g, self.envs(len(tasks) * g),
+                               rank_seed(step_seed(self.context.seed, self.batch_index)))
         self._rollout_seconds = time.perf_counter() - start
         return episodes
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from coevo.core import registry
+from coevo.core.agent.groups import play_groups
 from coevo.core.algos.grpo import episode_samples
 from coevo.evoheir.hosts.objective import episode_tokens, policy_gradient_step, winning_record
 from coevo.evoheir.paired import derived_seed
@@ -23,15 +24,12 @@ class GRPOHost:
         m = self.module
         tasks = m.training_batch()
         g = m.config.group_size
-        seed = derived_seed(m.context.seed, round_, branch, step, 11)
-        torch.manual_seed(seed)
-        expanded = [task for task in tasks for _ in range(g)]
-        group_ids = [i for i in range(len(tasks)) for _ in range(g)]
-        envs = m.envs(len(expanded))
+        envs = m.envs(len(tasks) * g)
         m.engine.sync_weights(m.policy)  # the branch's current weights (sharded: into the rollout replica)
-        episodes = m.agent.run(expanded, envs, group_ids, generator=torch.Generator().manual_seed(seed))
+        episodes = play_groups(m.agent, tasks, g, envs, derived_seed(m.context.seed, round_, branch, step, 11))
         rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
-        advantages = registry.advantages.get("grpo")(rewards, torch.tensor(group_ids), scale_by_std=True)  # [E]
+        group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
+        advantages = registry.advantages.get("grpo")(rewards, group_ids, scale_by_std=True)  # [E]
         samples = episode_samples(episodes, advantages, "tokens")
         loss, train_tokens = policy_gradient_step(
             m.policy, samples, optimizer, m.context.tokenizer.pad_token_id, m.logprob_temperature,

@@ -20,6 +20,7 @@ from collections import Counter
 import torch
 
 from coevo.core import registry
+from coevo.core.agent.groups import play_groups
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.grpo import episode_samples
 from coevo.core.policy.conversation import render_prompt
@@ -85,11 +86,7 @@ class RZeroHost:
             problems = [proposals[i].problem for i in valid]
             n = s.consensus_answers
             envs, tasks = proposed_envs(m.math_config, problems, len(problems) * n)
-            torch.manual_seed(seed + 1)
-            expanded = [task for task in tasks for _ in range(n)]
-            groups = [j for j in range(len(tasks)) for _ in range(n)]
-            episodes = m.agent.run(expanded, envs[: len(expanded)], groups,
-                                   generator=torch.Generator().manual_seed(seed + 1))
+            episodes = play_groups(m.agent, tasks, n, envs, seed + 1)
             tokens += episode_tokens(episodes)
             for j, i in enumerate(valid):
                 mine = episodes[j * n : (j + 1) * n]
