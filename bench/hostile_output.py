@@ -24,8 +24,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from coevo.core.agent.parsing import parse_action
 from coevo.core.bounded import call_bounded
+from coevo.core.env.actions import parse_action
 from coevo.core.env.protocol import ForkError
 from coevo.core.testing.hostile import SMALL_HOSTILE, hostile_texts
 from coevo.envs.algebra.env import AlgebraEnv

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from coevo.core.agent.parsing import format_action, parse_action
 from coevo.core.agent.prompt import DEFAULT_SYSTEM_PROMPT, PromptSettings, build_messages, expert_messages
+from coevo.core.env.actions import format_action, parse_action
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from coevo.core.agent.loop import AgentLoop, AgentSettings, summarize
-from coevo.core.agent.parsing import format_action
 from coevo.core.agent.prompt import PromptSettings, build_messages
 from coevo.core.agent.types import Episode, Turn
+from coevo.core.env.actions import format_action
 from coevo.core.env.protocol import Task
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.policy.logprobs import sequence_token_logprobs

@@ -2,7 +2,7 @@
 trainer.devices=1``: Lightning's FSDPStrategy as ``CPUFSDPStrategy``, gloo, float32).
 
 What it guards: manual optimisation with FSDP (a backward per micro-batch inside ``training_step``,
-which failed on a GPU before ``algos/fsdp_policy``), rollouts through the wrapped policy, checkpoints
+which failed on a GPU before ``policy/sharding``), rollouts through the wrapped policy, checkpoints
 (sharded folders, the preset's, and full files), the exported policy and exact resume from either.
 Several processes: ``test_fsdp_cpu_ranks.py``, ``test_fsdp_cpu_rollback.py``.
 """
@@ -11,10 +11,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from coevo.core.algos.fsdp_policy import is_sharded
 from coevo.core.cli import train
 from coevo.core.cli.strategy import CPUFSDPStrategy
 from coevo.core.policy.builders import load_pretrained
+from coevo.core.policy.sharding import is_sharded
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="CPU path; with a GPU, test_strategy's FSDP test runs")
 

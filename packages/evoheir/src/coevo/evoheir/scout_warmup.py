@@ -14,11 +14,11 @@ import torch
 
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.algos.batching import Sample, collate_samples
-from coevo.core.algos.fsdp_policy import clip_grad_norm
 from coevo.core.algos.sft import masked_nll
 from coevo.core.expert_data import collect_expert_examples
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.logprobs import sequence_token_logprobs
+from coevo.core.policy.sharding import clip_grad_norm
 from coevo.envs.math.env import MathEnv
 from coevo.evoheir.scout import scout_warmup_examples
 

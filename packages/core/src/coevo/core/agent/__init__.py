@@ -1,1 +1,1 @@
-"""The multi-turn agent loop: prompts, action parsing, episodes."""
+"""The multi-turn agent loop: prompts, episodes."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
-from coevo.core.algos.buckets import padded_buckets
+from coevo.core.data.buckets import padded_buckets
 
 
 @dataclass

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from coevo.core.algos.buckets import padded_buckets
+from coevo.core.data.buckets import padded_buckets
 from coevo.core.policy.candidates import candidate_scores, choice_log_softmax, packed_candidate_token_logprobs
 
 

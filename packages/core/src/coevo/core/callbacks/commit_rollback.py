@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass, field
 import lightning as L
 
 from coevo.core import distributed as dist
-from coevo.core.algos.fsdp_policy import is_sharded
 from coevo.core.callbacks.per_rank_state import PER_RANK
+from coevo.core.policy.sharding import is_sharded
 from coevo.core.state.snapshot import (
     TrainingSnapshot,
     restore_snapshot,

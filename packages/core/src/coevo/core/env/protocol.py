@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from coevo.core.agent import parsing
+from coevo.core.env import actions
 
 
 class ForkError(ValueError):
@@ -119,11 +119,11 @@ class Environment(ABC):
         its own grammar (e.g. search's ``<search>``/``<answer>`` tags) overrides this and
         ``format_action``. Must never raise, whatever the text.
         """
-        return parsing.parse_action(text)
+        return actions.parse_action(text)
 
     def format_action(self, action: str) -> str:
         """The canonical reply carrying ``action`` (expert data and choice candidates look like it)."""
-        return parsing.format_action(action)
+        return actions.format_action(action)
 
     def expert_action(self) -> str | None:
         """The next action of this environment's expert (for warm-start data); ``None`` if none."""

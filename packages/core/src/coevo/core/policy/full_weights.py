@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import torch
 
-from coevo.core.algos.fsdp_policy import is_sharded
 from coevo.core.policy.full_replica import clean_name, fsdp_units, own_parameters
+from coevo.core.policy.sharding import is_sharded
 
 
 @torch.no_grad()

@@ -15,11 +15,11 @@ import torch
 from transformers import GenerationConfig
 
 from coevo.core import registry
-from coevo.core.algos.buckets import padded_buckets
-from coevo.core.algos.fsdp_policy import is_sharded, unwrap_sharded
+from coevo.core.data.buckets import padded_buckets
 from coevo.core.fields import bounded, registry_name
 from coevo.core.policy.candidates import packed_candidate_token_logprobs
 from coevo.core.policy.logprobs import gather_token_logprobs
+from coevo.core.policy.sharding import is_sharded, unwrap_sharded
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
 from coevo.core.rollout.sync_check import SyncCheckSettings
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from coevo.core.algos.fsdp_policy import unwrap_sharded
 from coevo.core.policy.full_replica import clean_name, fsdp_units, own_parameters
 from coevo.core.policy.lora import is_peft
+from coevo.core.policy.sharding import unwrap_sharded
 from coevo.core.rollout.weights import base_model, checkpoint_tensors, lora_deltas_of, write_config
 
 

@@ -38,8 +38,8 @@ import torch
 
 from coevo.core import distributed as dist
 from coevo.core import registry
-from coevo.core.algos.fsdp_policy import is_sharded, unwrap_sharded
 from coevo.core.fields import bounded, check_instance, choice, random_seed, registry_name
+from coevo.core.policy.sharding import is_sharded, unwrap_sharded
 from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
 from coevo.core.rollout.sharded_weights import (

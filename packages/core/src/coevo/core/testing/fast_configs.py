@@ -14,7 +14,7 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from coevo.core.agent.parsing import format_action
+from coevo.core.env.actions import format_action
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 
 TINY_MODEL = [

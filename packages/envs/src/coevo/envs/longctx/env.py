@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coevo.core import registry
-from coevo.core.agent.parsing import format_action
+from coevo.core.env.actions import format_action
 from coevo.core.env.protocol import Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.envs.longctx import length

@@ -15,8 +15,8 @@ import torch
 
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample, micro_batches
-from coevo.core.algos.fsdp_policy import clip_grad_norm
 from coevo.core.policy.logprobs import sequence_token_logprobs
+from coevo.core.policy.sharding import clip_grad_norm
 from coevo.evoheir.records import Record
 
 

@@ -9,10 +9,10 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from coevo.core.algos.fsdp_policy import shard_frozen
 from coevo.core.policy.held_state import tensor_bytes
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.policy.lora import ReferencePolicy
+from coevo.core.policy.sharding import shard_frozen
 from coevo.core.testing.gloo import run_on_ranks, tiny_model
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="needs torch.distributed")

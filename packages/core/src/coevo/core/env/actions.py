@@ -10,7 +10,7 @@ think block is one search for ``</think>\\s*<action>``, which fails at each ``</
 run of whitespace, so it never reads a character twice, and runs in C (200,000 ``</think>`` tags:
 a Python loop over them took ~1 s on a busy machine). It accepts exactly what
 ``^\\s*(?:<think>.*?</think>\\s*)?<action>(.*?)</action>\\s*$`` (DOTALL) accepts;
-``tests/agent/test_action_parsing_fuzz.py`` checks that against the regex.
+``tests/env/test_action_parsing_fuzz.py`` checks that against the regex.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from coevo.core.algos.buckets import padded_buckets
+from coevo.core.data.buckets import padded_buckets
 
 
 def test_a_long_tail_gets_its_own_batch():

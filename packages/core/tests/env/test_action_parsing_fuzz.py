@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coevo.core.agent.parsing import format_action, parse_action
+from coevo.core.env.actions import format_action, parse_action
 from coevo.core.testing.hostile import SMALL_HOSTILE, hostile_texts, timed
 
 # the former grammar, quadratic in the number of </think> tags: the reference for short texts
