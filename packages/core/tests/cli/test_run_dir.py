@@ -2,8 +2,8 @@
 
 import pytest
 
-from coevo.core.cli.run_dir import RunDirError, prepare_run_dir
-from coevo.core.cli.run_lock import release_run_dir
+from coevo.core.cli.run_dir import prepare_run_dir
+from coevo.core.cli.run_lock import RunDirError, release_run_dir
 
 
 def _killed_before_first_checkpoint(tmp_path):

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from coevo.core.cli import train
-from coevo.core.cli.run_dir import RunDirError, claim_run_dir
-from coevo.core.cli.run_lock import LOCK_NAME, lock_run_dir, release_run_dir
+from coevo.core.cli.run_dir import claim_run_dir
+from coevo.core.cli.run_lock import LOCK_NAME, RunDirError, lock_run_dir, release_run_dir
 
 HOLD = "import sys, time; from pathlib import Path; from coevo.core.cli.run_lock import lock_run_dir; " \
        "lock_run_dir(Path(sys.argv[1])); print('locked', flush=True); time.sleep(120)"

@@ -5,7 +5,7 @@ import importlib.util
 import pytest
 
 from coevo.core.cli import train
-from coevo.core.cli.run_dir import RunDirError
+from coevo.core.cli.run_lock import RunDirError
 from coevo.core.config import ConfigError
 from coevo.core.policy.builders import ModelLoadError
 

@@ -21,15 +21,13 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from coevo.core.cli.run_lock import RunDirError, lock_run_dir
+
 RUN_MARKERS = ("config.yaml", "checkpoints", "metrics.jsonl")
 LAST_CHECKPOINT = Path("checkpoints") / "last.ckpt"
 LEFTOVER = re.compile(r".*(\.tmp(-\d+)?|\.old-\d+)$")  # name.tmp-<pid> (atomic writers), name.tmp (archive)
 MOVED_ASIDE = re.compile(r"(?P<name>.*)\.old-\d+$")  # a complete checkpoint moved aside by replace_folder
 SHARDED_METADATA = "meta.pt"  # Lightning's file of a sharded checkpoint folder (everything but the tensors)
-
-
-class RunDirError(FileExistsError):
-    pass
 
 
 def holds_run(folder: Path) -> bool:
@@ -91,8 +89,6 @@ def prepare_run_dir(run_dir: str, resume: str | None, overwrite: bool,
 def claim_run_dir(folder: Path, say: Callable[[str], None] | None = None) -> Path:
     """Lock ``folder`` for this process (``RunDirError`` if another run holds it), then remove the
     leftovers of writes a killed run did not finish. Rank 0 only."""
-    from coevo.core.cli.run_lock import lock_run_dir  # run_lock imports RunDirError from here
-
     say = say or print
     lock_run_dir(folder, say)
     for path in restore_moved_aside(folder):

@@ -17,10 +17,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from coevo.core.cli.run_dir import RunDirError
-
 LOCK_NAME = ".coevo.lock"
 _held: dict[Path, int] = {}  # resolved run folder -> open, flock-held file descriptor
+
+
+class RunDirError(FileExistsError):
+    """A run folder refused: another run holds it, or it holds a run and neither resume nor overwrite was asked."""
 
 
 def _read_pid(fd: int) -> int | None:
