@@ -3,7 +3,8 @@
 Differences from the paper's Algorithm 1, for a CPU-sized run: K branches of a few optimizer
 steps (paper: 15), small screening/confirmation pools (paper: 16×4 and 32–64), a Scout that
 writes tens of problems per step (paper: 1,024 per round), consensus support 0.5 (paper 0.7).
-Round t from root S_t:
+Round t from root S_t, in five steps; ``training_step`` reads as them, each a method of its own
+(``explore``, ``screen``, ``recover_into``, ``confirm``, ``archive_experience``):
 
 1. Explore: K branches, each from S_t with its own fresh AdamW (its resumable state — weights,
    optimizer, RNG — is kept in ``self.candidates``), ``explore_steps`` host updates; the host's
@@ -50,6 +51,7 @@ import time
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 from rich.console import Console
@@ -87,6 +89,17 @@ from coevo.evoheir.threshold import threshold
 console = Console()
 PHASES = ("explore", "screen", "recover", "confirm", "archive")
 CORE_WARMSTART = (1_000_000, 1_100_000)  # core's default warmstart.first_index and a generous span
+
+
+class Verdict(NamedTuple):
+    """Step 4's outcome: the paired gain v, the threshold τ_t, the decision, whether the proposal
+    equalled the root (nothing to judge), and the audit's true gain (None when not audited)."""
+
+    v: float
+    tau: float
+    commit: bool
+    unchanged: bool
+    true_gain: float | None
 
 
 @registry.algorithms.register("evoheir")
@@ -184,16 +197,48 @@ class EvoHeir(RolloutModule):
 
     # -- one round ---------------------------------------------------------------------------
     def training_step(self, batch, batch_idx):
-        c = self.config
+        """Round t from root S_t: the paper's five steps, each a method below."""
         t = self.round + 1
-        seed = self.context.seed
         self.meter.start_round()
         show = self.trainer.progress_bar_callback is not None if self._trainer is not None else False
-        bar = tqdm(total=len(PHASES), desc=f"round {t}/{c.rounds}", leave=False, disable=not show)
+        bar = tqdm(total=len(PHASES), desc=f"round {t}/{self.config.rounds}", leave=False, disable=not show)
         root = trainable_weights(self.policy)
-
-        # 1. Explore
         bar.set_postfix_str("explore")
+        experience, host_stats = self.explore(t, root)  # 1. C_t (self.candidates) and E_t
+        bar.update()
+        bar.set_postfix_str("screen")
+        screen, recipient = self.screen(t, root)  # 2. the recipient θ_sel
+        bar.update()
+        bar.set_postfix_str("recover")
+        recipient_weights = root if recipient == "root" else self.candidates[recipient]["weights"]
+        qualified, dropped, outcome, proposal = self.recover_into(recipient_weights, experience)  # 3. S_t^+
+        bar.update()
+        bar.set_postfix_str("confirm")
+        verdict = self.confirm(t, root, proposal)  # 4. S_{t+1}: S_t^+ if it wins, else S_t
+        bar.update()
+        bar.set_postfix_str("archive")
+        self.archive_experience(experience)  # 5. M_{t+1}
+        bar.update()
+        bar.close()
+
+        heldout = self._heldout() if self.config.heldout_tasks > 0 else None
+        row = {
+            "round": t, "screen": screen, "recipient": recipient, "experience": len(experience),
+            "qualified": len(qualified), "dropped": dropped, "n_repair": outcome.n_repair, "n_keep": outcome.n_keep,
+            "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
+            "recovery_loss_last": outcome.loss_last, "v": verdict.v, "tau": verdict.tau, "commit": verdict.commit,
+            "unchanged": verdict.unchanged, "true_gain": verdict.true_gain,
+            "archive_size": len(self.archive), "archive_strata": self.archive.strata(), "heldout": heldout,
+            "units": self.meter.round_units(), "units_total": self.meter.total_units(),
+            "scout_examples": getattr(self.host, "examples", []),
+            "host_stats": {k: v for k, v in host_stats.items() if not k.startswith("_")}, "compute_tokens": dict(self.meter.round),
+        }
+        self._finish_round(row)
+
+    def explore(self, t: int, root: dict) -> tuple[list[Record], dict]:
+        """1. K branches from S_t, each with its own fresh AdamW, ``explore_steps`` host updates; each
+        endpoint's resumable state goes to ``self.candidates``. Returns (E_t, the host's statistics)."""
+        c = self.config
         experience, host_stats = [], {}
         for k in range(c.branches):
             load_weights(self.policy, root)
@@ -210,10 +255,13 @@ class EvoHeir(RolloutModule):
             if k == 0:
                 self.record_held_state(optimizer)  # sharded: the most any rank holds (weights, AdamW)
         load_weights(self.policy, root)
-        bar.update()
+        return experience, host_stats
 
-        # 2. Screen
-        bar.set_postfix_str("screen")
+    def screen(self, t: int, root: dict) -> tuple[dict[str, float], str]:
+        """2. Every candidate (root, b1..bK) plays fresh screening items; the recipient is the best
+        root-relative paired score if it is > 0, else the root (ties go to the root). Returns (scores,
+        recipient), the recipient chosen on rank 0."""
+        c, seed = self.config, self.context.seed
         items = self.ledger.draw("screening", c.screen.pool_size)
         root_scores = self._play(root, items, c.screen.samples, derived_seed(seed, t, 1, 0), "screen")
         screen = {"root": 0.0}
@@ -222,12 +270,12 @@ class EvoHeir(RolloutModule):
                                 "screen")
             screen[name] = paired_gain(scores, root_scores).gain
         best = max(screen, key=lambda n: (screen[n], n == "root"))  # ties go to the root
-        recipient = dist.broadcast_object(best if screen[best] > 0 else "root")  # chosen once, on rank 0
-        recipient_weights = root if recipient == "root" else self.candidates[recipient]["weights"]
-        bar.update()
+        return screen, dist.broadcast_object(best if screen[best] > 0 else "root")  # chosen once, on rank 0
 
-        # 3. Recover
-        bar.set_postfix_str("recover")
+    def recover_into(self, recipient_weights: dict, experience: list[Record]):
+        """3. Qualify E_t ∪ M_t and distil it into the recipient (``recovery.recover``). Returns
+        (qualified, dropped, the recovery outcome, the proposal S_t^+'s weights), the proposal loaded."""
+        c = self.config
         memory = [] if (not c.archive.enabled or c.archive.current_round_only) else list(self.archive.records)
         qualified, dropped = qualify(memory + experience)
         load_weights(self.policy, recipient_weights)
@@ -239,10 +287,13 @@ class EvoHeir(RolloutModule):
             self.meter.add("recover", outcome.tokens)
         proposal = outcome.weights if outcome.weights is not None else recipient_weights
         load_weights(self.policy, proposal)
-        bar.update()
+        return qualified, dropped, outcome, proposal
 
-        # 4. Confirm (HEIRCOMMIT)
-        bar.set_postfix_str("confirm")
+    def confirm(self, t: int, root: dict, proposal: dict) -> Verdict:
+        """4. HEIRCOMMIT: the paired comparison S_t^+ vs S_t on fresh confirmation items (and the
+        audit's true gain when enabled); commit if v > τ_t, decided on rank 0. The policy ends holding
+        S_{t+1} on every rank and the engine is synced to it."""
+        c, seed = self.config, self.context.seed
         v, tau, commit = math.nan, math.nan, True
         unchanged = all(torch.equal(proposal[k], root[k]) for k in root)
         if self.sharded_over_ranks:  # each rank compared its own shards: unchanged only if on every rank
@@ -268,29 +319,15 @@ class EvoHeir(RolloutModule):
         if not self.sharded_over_ranks:  # replicas: S_{t+1} is rank 0's on every rank (shards: one owner each)
             dist.broadcast_parameters(self.policy)
         self.engine.sync_weights(self.policy)
-        bar.update()
+        return Verdict(v, tau, commit, unchanged, true_gain)
 
-        # 5. Archive
-        bar.set_postfix_str("archive")
+    def archive_experience(self, experience: list[Record]) -> None:
+        """5. E_t enters M_{t+1} whether or not the round committed; saved atomically (rank 0)."""
+        c = self.config
         if c.archive.enabled:
             self.archive.add(experience)
             if dist.is_main():
                 self.archive.save(self.run_dir / c.archive.file)
-        bar.update()
-        bar.close()
-
-        heldout = self._heldout() if c.heldout_tasks > 0 else None
-        row = {
-            "round": t, "screen": screen, "recipient": recipient, "experience": len(experience),
-            "qualified": len(qualified), "dropped": dropped, "n_repair": outcome.n_repair, "n_keep": outcome.n_keep,
-            "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
-            "recovery_loss_last": outcome.loss_last, "v": v, "tau": tau, "commit": commit, "unchanged": unchanged, "true_gain": true_gain,
-            "archive_size": len(self.archive), "archive_strata": self.archive.strata(), "heldout": heldout,
-            "units": self.meter.round_units(), "units_total": self.meter.total_units(),
-            "scout_examples": getattr(self.host, "examples", []),
-            "host_stats": {k: v for k, v in host_stats.items() if not k.startswith("_")}, "compute_tokens": dict(self.meter.round),
-        }
-        self._finish_round(row)
         return None
 
     def _finish_round(self, row: dict) -> None:
