@@ -5,6 +5,9 @@ distribution cannot be asked what it provides; here they are compared with what 
 plugin actually registers, so that a component added, renamed or moved shows up as a failure.
 """
 
+import subprocess
+import sys
+
 from coevo.core import registry
 
 
@@ -38,3 +41,22 @@ def test_each_hint_is_carried_by_its_registry_and_named_on_a_miss():
                 assert f"pip install {dist}" in str(exc)
             else:
                 raise AssertionError(f"{kind} {name!r} found in an empty registry")
+
+
+def test_discovery_imports_no_plugin_module_but_the_entry_points():
+    """rsipo, evoheir and rao register import strings: their modules (and evoheir's sympy and
+    math-verify, through the math environment) load only when a component is chosen."""
+    code = "import sys; from coevo.core import registry; registry.discover(); print(*sorted(sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    loaded = proc.stdout.split()
+    plugins = ("coevo.rsipo", "coevo.evoheir", "coevo.rao")
+    assert [m for m in loaded if m.startswith(plugins) and m not in plugins and not m.endswith(".plugin")] == []
+    assert [m for m in loaded if m.startswith(("math_verify", "coevo.envs.math"))] == []
+    # and every name still resolves (its module's decorator registering the same class again), to
+    # a class of the distribution that provides it
+    for kind, names in registry.PROVIDED_BY.items():
+        for name, dist in names.items():
+            component = registry.REGISTRIES[kind].get(name)
+            assert component.__module__.startswith("coevo." + dist.removeprefix("coevo-") + ".")
+            assert registry.REGISTRIES[kind].distribution_of(name) == dist

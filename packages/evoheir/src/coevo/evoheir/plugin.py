@@ -1,11 +1,17 @@
-"""Entry point of the coevo-evoheir distribution: importing a module registers its components."""
+"""Entry point of the coevo-evoheir distribution: registers its components as import strings.
+
+Discovery imports nothing of coevo-evoheir (its modules pull in sympy and math-verify through the
+math environment): a component's module is imported when the component is chosen (``algo=evoheir``,
+``+callbacks=heircommit``), and its decorator then registers the same class again, which the
+registry accepts.
+"""
 
 from __future__ import annotations
 
 
 def register() -> None:
     """Called once by ``coevo.core.registry.discover``."""
-    from coevo.evoheir import (
-        heircommit,  # noqa: F401  (registers callback "heircommit")
-        module,  # noqa: F401  (registers algorithm "evoheir")
-    )
+    from coevo.core import registry
+
+    registry.algorithms.register("evoheir", "coevo.evoheir.module:EvoHeir")
+    registry.callbacks.register("heircommit", "coevo.evoheir.heircommit:HeirCommit")
