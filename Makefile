@@ -58,8 +58,19 @@ WITH_PARENT = -m coevo.core.cli.exit_with_parent
 train: $(if $(USES_VLLM),install-vllm,$(STAMP)) ## train: make train ALGO=grpo ARGS="env.num_objects=3 trainer.max_steps=60" (ARGS="rollout=vllm": in .venvs/vllm)
 	exec $(TRAIN_PY) $(WITH_PARENT) $(TRAIN_PY) -m coevo.core.cli.train $(if $(filter command line environment,$(origin ALGO)),algo=$(ALGO)) $(ARGS)
 
-eval: $(STAMP) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
-	exec $(PY) $(WITH_PARENT) $(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
+# eval on the real ALFWorld games (ENV=alfworld or ARGS="env=alfworld"): the alfworld extra goes into
+# .venv first (once; TextWorld, spaCy and a source build of fast-downward: ~5 min, additions only),
+# and ALFWORLD_DATA defaults to ../shared/alfworld where that folder exists (a value set wins)
+USES_ALFWORLD := $(or $(and $(filter command line,$(origin ENV)),$(filter alfworld,$(ENV))),$(findstring env=alfworld,$(ARGS)))
+ALFWORLD_STAMP := $(VENV)/.installed-alfworld
+ALFWORLD_SHARED := $(abspath $(wildcard ../shared/alfworld))
+$(ALFWORLD_STAMP): $(STAMP) packages/envs/pyproject.toml
+	@echo "ENV=alfworld: installing coevo-envs[alfworld] into $(VENV) (once; minutes where fast-downward builds from source)"
+	PATH="$(abspath $(VENV))/bin:$$PATH" PYTHONWARNINGS=ignore $(PIP) install -q -e 'packages/envs[alfworld]'
+	@touch $@
+
+eval: $(if $(USES_ALFWORLD),$(ALFWORLD_STAMP),$(STAMP)) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
+	$(if $(and $(USES_ALFWORLD),$(ALFWORLD_SHARED)),ALFWORLD_DATA="$${ALFWORLD_DATA:-$(ALFWORLD_SHARED)}") exec $(PY) $(WITH_PARENT) $(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
 
 plugins: $(STAMP) ## list installed plugins and their versions
 	$(PY) -m coevo.core.plugins

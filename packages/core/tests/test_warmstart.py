@@ -85,3 +85,12 @@ def test_the_examples_hold_the_experts_whole_reply():
     for a, b in zip(plain.examples, shown.examples):
         assert b[-1]["content"] == a[-1]["content"].replace("<action>", "<think>because</think><action>")
         assert a[-1]["content"].startswith("<action>")
+
+
+def test_announces_building_then_cached(tmp_path):
+    # the caller's "(building…)" / "(cached)" line follows what the cache lookup found, before any work
+    settings, seen = _settings(tmp_path), []
+    first = warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings, announce=seen.append)
+    assert seen == [False] and (first / "warmstart.json").is_file()
+    warm_start(BoxesEnv(BoxesConfig(num_boxes=3)), BUILDER, {}, {}, PROMPT, settings, announce=seen.append)
+    assert seen == [False, True]

@@ -9,19 +9,28 @@ from pathlib import Path
 from rich.table import Table
 
 
-def success_table(before: dict[str, float] | None, after: dict[str, float] | None, title: str) -> Table:
-    table = Table(title=title)
-    table.add_column("task type")
-    table.add_column("before", justify="right")
-    table.add_column("after", justify="right")
-    table.add_column("change", justify="right")
+def success_table(before: dict[str, float] | None, after: dict[str, float] | None, title: str,
+                  single: str | None = None) -> Table:
+    """Success per task type, with only the columns that have values: before, after and change
+    when both are given; otherwise one column, headed ``single`` (e.g. "success" for a lone
+    evaluation such as ``coevo-eval``'s) or else "before"/"after" (a run with ``eval.before=false``)."""
     keys = [k for k in (after or before or {}) if k.startswith("success/")]
     rows = [(k.removeprefix("success/"), k) for k in keys] + [("ALL", "success")]
     if "greedy/success" in (after or before or {}):  # eval.mode=sample with eval.also_greedy
         rows.append(("ALL, greedy (each task once)", "greedy/success"))
+    table = Table(title=title)
+    table.add_column("task type")
+    if before is None or after is None:
+        table.add_column(single or ("after" if after is not None else "before"), justify="right")
+        for label, key in rows:
+            table.add_row(label, _pct((after or before or {}).get(key, math.nan)))
+        return table
+    table.add_column("before", justify="right")
+    table.add_column("after", justify="right")
+    table.add_column("change", justify="right")
     for label, key in rows:
-        b = (before or {}).get(key, math.nan)
-        a = (after or {}).get(key, math.nan)
+        b = before.get(key, math.nan)
+        a = after.get(key, math.nan)
         change = a - b if not (math.isnan(a) or math.isnan(b)) else math.nan
         table.add_row(label, _pct(b), _pct(a), _pct(change, signed=True))
     return table

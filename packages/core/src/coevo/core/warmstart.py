@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -64,8 +65,12 @@ def warm_start(
     prompt: PromptSettings,
     settings: WarmStartSettings,
     expert: ExpertSource | None = None,
+    announce: Callable[[bool], None] | None = None,
 ) -> Path:
     """The folder of the warm-started model (built and cached on first use).
+
+    ``announce(cached)`` is called once the cache has been looked up, before any work: ``True``
+    when the folder is read from the cache, ``False`` when it is about to be built.
 
     The cache key covers the settings and a fingerprint of the expert data itself (the first two
     expert episodes, as the model would be trained on them), so a change to an environment's
@@ -84,7 +89,10 @@ def warm_start(
         parts["expert"] = getattr(expert, "cache_key", type(expert).__name__)
     key = cache_key(parts)
     folder = Path(settings.cache_dir) / key
-    if (folder / "warmstart.json").is_file():
+    cached = (folder / "warmstart.json").is_file()
+    if announce is not None:
+        announce(cached)
+    if cached:
         log.info("warm start: cached model at %s", folder)
         return folder
     start = time.perf_counter()

@@ -78,7 +78,8 @@ class SkillPrompt(RolloutModule):
         with open(path, "w") as handle:
             json.dump(summary, handle, indent=2)
         how = "greedy" if c.mode == "greedy" else f"sampled, {c.samples_per_task} per task"
-        Console().print(success_table(None, summary, f"skill_prompt: success with library skills ({c.split}, {how})"))
+        Console().print(success_table(None, summary, f"skill_prompt: success with library skills ({c.split}, {how})",
+                                    single="success"))
         self.optimizer_step_with_clipping()  # no gradients: the weights stay; the step counter advances
         self.trainer.should_stop = True
         return None

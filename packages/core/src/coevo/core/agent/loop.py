@@ -2,8 +2,10 @@
 
 Each turn, every unfinished episode gets a prompt built from its history; the engine either
 samples a free-form reply (``mode="generate"``) or scores every admissible command as a
-candidate reply and samples one from the softmax over their log-likelihoods (``mode="choose"``;
-by default the per-token mean, so that short commands such as "look" are not favoured).
+candidate reply and samples one from the softmax over their scores (``mode="choose"``; by
+default a candidate's sequence log-likelihood, the sum over its tokens (``choice_score="sum"``:
+at temperature 1 the model's own distribution over the admissible commands); ``"mean"``, the
+per-token mean, does not favour short commands such as "look" in an untrained model).
 The chosen candidate's tokens and per-token log-probs are recorded exactly like generated ones,
 so both modes train the same way. Malformed replies cost ``invalid_penalty`` and are answered
 with the environment's invalid-action observation; they never raise. An exception from the

@@ -21,6 +21,7 @@ from coevo.core.cli.components import engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.errors import InputError, debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.notices import quiet_third_party
 from coevo.core.cli.overrides import precheck_overrides
 from coevo.core.cli.preflight import eval_task_count
 from coevo.core.cli.schema import EvalSchema
@@ -67,7 +68,7 @@ def run(cfg: DictConfig) -> dict:
         summary = with_greedy(play, e.mode, e.samples_per_task, e.also_greedy)
     title = (f"{folder} on {cfg.env.name}/{settings.eval.split} ({num_tasks} tasks, "
              f"{settings.eval.describe()})")
-    console.print(success_table(None, summary, escape(title)))
+    console.print(success_table(None, summary, escape(title), single="success"))
     console.print(json.dumps({k: round(v, 4) for k, v in summary.items()}), markup=False)
     return summary
 
@@ -126,6 +127,7 @@ def _main(cfg: DictConfig) -> None:
 
 
 def main() -> None:
+    quiet_third_party()
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")
     config_dir = find_config_dir("eval.yaml")
     precheck_overrides(config_dir, "eval", sys.argv[1:], console)

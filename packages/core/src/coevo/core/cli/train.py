@@ -41,6 +41,7 @@ from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.notices import quiet_third_party
 from coevo.core.cli.overrides import precheck_overrides
 from coevo.core.cli.preflight import check_writable_folder, eval_task_count
 from coevo.core.cli.processes import start_processes
@@ -70,9 +71,12 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
     builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
     builder = builder_cls(model_cfg)
     if settings.warmstart.enabled:
-        say("[bold]warm start[/bold]: supervised fine-tuning on expert trajectories (cached)")
+        def announce(cached: bool) -> None:
+            how = "(cached)" if cached else "(building…)"
+            say(f"[bold]warm start[/bold]: supervised fine-tuning on expert trajectories {how}")
+
         folder = warm_start(make_env(), builder, as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
-                            settings.warmstart, expert)
+                            settings.warmstart, expert, announce)
         stats = json.loads((folder / "warmstart.json").read_text())
         say(f"  model folder {escape(str(folder))} ({stats['parameters']:,} parameters, "
                       f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
@@ -273,6 +277,7 @@ def _main(cfg: DictConfig) -> None:
 
 
 def main() -> None:
+    quiet_third_party()
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")
     # checkpoints hold the policy after step N, which is what a resume needs; the warning (with a
     # code listing) suggests saving the state before the optimizer step instead
