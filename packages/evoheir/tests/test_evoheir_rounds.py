@@ -9,9 +9,8 @@ from conftest import FAST_MATH
 
 from coevo.core.cli import train
 from coevo.core.config import ConfigError
-from coevo.envs.math.generator import generate_problem
-from coevo.envs.math.problem import task_seed
 from coevo.evoheir.archive import Archive
+from coevo.evoheir.math_env import generate_problem, task_seed
 from coevo.evoheir.records import Record
 
 SMALL = ["algo.branches=2", "algo.explore_steps=1", "algo.tasks_per_step=2", "algo.group_size=2",

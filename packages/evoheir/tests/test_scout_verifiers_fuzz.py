@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coevo.core.testing.hostile import SMALL_HOSTILE, hostile_texts, timed
-from coevo.envs.math.answers import answers_match
-from coevo.envs.math.problem import Problem
+from coevo.evoheir.math_env import Problem, answers_match
 from coevo.evoheir.scout import parse_proposal, scout_reply
 from coevo.evoheir.verifiers import consensus, exact_label
 

@@ -18,7 +18,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from coevo.envs.math.answers import answers_match
+from coevo.evoheir.math_env import answers_match
 from coevo.evoheir.records import Record, normalise_question, qualify
 
 

@@ -64,13 +64,13 @@ from coevo.core.algos.rollout_module import RolloutModule
 from coevo.core.config import ConfigError
 from coevo.core.evaluation import evaluate
 from coevo.core.state.snapshot import capture_rng, trainable_weights
-from coevo.envs.math.env import MathEnv
 from coevo.evoheir.archive import Archive
 from coevo.evoheir.audit import summarize_audit
 from coevo.evoheir.compute import ComputeMeter
 from coevo.evoheir.config import EvoHeirConfig
 from coevo.evoheir.hosts import HOSTS
 from coevo.evoheir.hosts.objective import episode_tokens
+from coevo.evoheir.math_env import MathEnv
 from coevo.evoheir.paired import (
     derived_seed,
     evaluation_guard,

@@ -7,8 +7,7 @@
 from __future__ import annotations
 
 from coevo.core.env.protocol import Task
-from coevo.envs.math.env import MathEnv
-from coevo.envs.math.problem import Problem
+from coevo.evoheir.math_env import MathEnv, Problem
 
 PROPOSED = "proposed"
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from coevo.envs.math.answers import answers_match, extract_boxed
-from coevo.envs.math.validity import check_problem
+from coevo.evoheir.math_env import answers_match, check_problem, extract_boxed
 
 
 @dataclass(frozen=True)

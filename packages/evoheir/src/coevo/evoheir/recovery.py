@@ -32,8 +32,7 @@ from coevo.core.policy.full_weights import add_to_weights
 from coevo.core.policy.lora import LoraSettings, apply_lora, is_peft
 from coevo.core.rollout.weights import lora_deltas
 from coevo.core.state.snapshot import trainable_weights
-from coevo.envs.math.env import MathEnv
-from coevo.envs.math.problem import Problem
+from coevo.evoheir.math_env import MathEnv, Problem
 from coevo.evoheir.paired import evaluation_guard
 from coevo.evoheir.proposed_env import proposed_envs
 from coevo.evoheir.records import Record

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coevo.envs.math.generator import generate_problem
-from coevo.envs.math.problem import Problem, task_seed
-from coevo.envs.math.validity import check_problem
+from coevo.evoheir.math_env import Problem, check_problem, generate_problem, task_seed
 
 _PROBLEM, _ANSWER = "Problem:", "Answer:"
 

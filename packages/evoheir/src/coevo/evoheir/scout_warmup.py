@@ -19,7 +19,7 @@ from coevo.core.expert_data import collect_expert_examples
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.policy.sharding import clip_grad_norm
-from coevo.envs.math.env import MathEnv
+from coevo.evoheir.math_env import MathEnv
 from coevo.evoheir.scout import scout_warmup_examples
 
 

@@ -18,9 +18,13 @@ import re
 import sympy
 
 from coevo.core.bounded import call_bounded
-from coevo.envs.math.answers import VERIFY_TIMEOUT_S, answers_match, parse_answer
-from coevo.envs.math.cost import costly_text
-from coevo.envs.math.validity import MAX_PROBLEM_CHARS
+from coevo.evoheir.math_env import (
+    MAX_PROBLEM_CHARS,
+    VERIFY_TIMEOUT_S,
+    answers_match,
+    costly_text,
+    parse_answer,
+)
 
 VERIFIERS = ("consensus", "exact")
 #: the hard bound on computing one exact label, in seconds
