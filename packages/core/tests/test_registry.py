@@ -258,3 +258,13 @@ def test_a_lazily_registered_component_may_register_itself_again_on_import():
     other.register("eager")(BoxesEnv)
     other.register("eager", "coevo.core.testing.boxes_env:BoxesEnv")
     assert other.get("eager") is BoxesEnv
+
+
+def test_register_components_registers_import_strings_by_kind(no_discovery, monkeypatch):
+    reg = Registry("widget")
+    monkeypatch.setitem(registry.REGISTRIES, "widget", reg)
+    registry.register_components({"widget": {"dumps": "json:dumps", "loads": "json:loads"}})
+    assert reg._entries["dumps"].target == "json:dumps"  # nothing imported at registration
+    assert reg.get("loads") is json.loads
+    with pytest.raises(RegistryError, match="no registry of kind 'no such kind'"):
+        registry.register_components({"no such kind": {"x": "json:dumps"}})

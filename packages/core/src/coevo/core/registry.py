@@ -229,3 +229,16 @@ def discover(force: bool = False) -> dict[str, PluginRecord]:
 
 def plugin_records() -> list[PluginRecord]:
     return sorted(discover().values(), key=lambda r: r.distribution)
+
+
+def register_components(components: dict[str, dict[str, Any]]) -> None:
+    """Register ``{kind: {name: target}}`` into the typed registries (``REGISTRIES[kind]``).
+
+    What a plugin's ``register()`` calls with import strings (``"coevo.rsipo.module:RSIPO"``), so
+    that discovery imports none of its modules.
+    """
+    for kind, names in components.items():
+        if kind not in REGISTRIES:
+            raise RegistryError(f"no registry of kind {kind!r}; the kinds: {sorted(REGISTRIES)}")
+        for name, target in names.items():
+            REGISTRIES[kind].register(name, target)

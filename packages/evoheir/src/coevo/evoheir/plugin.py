@@ -8,10 +8,14 @@ registry accepts.
 
 from __future__ import annotations
 
+COMPONENTS = {  # registry kind → name → "module:Class"
+    "algorithm": {"evoheir": "coevo.evoheir.module:EvoHeir"},
+    "callback": {"heircommit": "coevo.evoheir.heircommit:HeirCommit"},
+}
+
 
 def register() -> None:
     """Called once by ``coevo.core.registry.discover``."""
     from coevo.core import registry
 
-    registry.algorithms.register("evoheir", "coevo.evoheir.module:EvoHeir")
-    registry.callbacks.register("heircommit", "coevo.evoheir.heircommit:HeirCommit")
+    registry.register_components(COMPONENTS)

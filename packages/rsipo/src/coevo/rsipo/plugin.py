@@ -7,14 +7,20 @@ class again, which the registry accepts.
 
 from __future__ import annotations
 
+COMPONENTS = {  # registry kind → name → "module:Class"
+    "algorithm": {
+        "rsipo": "coevo.rsipo.module:RSIPO",
+        "opsd": "coevo.rsipo.baselines:OPSD",
+        "grpo_opsd": "coevo.rsipo.baselines:GRPOOPSD",
+        "skill_grpo": "coevo.rsipo.baselines:SkillGRPO",
+        "skill_prompt": "coevo.rsipo.skill_prompt:SkillPrompt",
+    },
+    "callback": {"trust_calibration": "coevo.rsipo.calibration:TrustCalibration"},
+}
+
 
 def register() -> None:
     """Called once by ``coevo.core.registry.discover``."""
     from coevo.core import registry
 
-    registry.algorithms.register("rsipo", "coevo.rsipo.module:RSIPO")
-    registry.algorithms.register("opsd", "coevo.rsipo.baselines:OPSD")
-    registry.algorithms.register("grpo_opsd", "coevo.rsipo.baselines:GRPOOPSD")
-    registry.algorithms.register("skill_grpo", "coevo.rsipo.baselines:SkillGRPO")
-    registry.algorithms.register("skill_prompt", "coevo.rsipo.skill_prompt:SkillPrompt")
-    registry.callbacks.register("trust_calibration", "coevo.rsipo.calibration:TrustCalibration")
+    registry.register_components(COMPONENTS)
