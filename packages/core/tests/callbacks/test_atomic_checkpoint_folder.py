@@ -62,6 +62,16 @@ def test_a_failed_write_keeps_the_previous_folder_and_leaves_no_temporary(tmp_pa
     assert [p.name for p in tmp_path.iterdir()] == ["last.ckpt"]
 
 
+def _claim(run) -> list[str]:
+    """What claiming the run folder (as the next run does) said; the lock released again."""
+    said = []
+    try:
+        claim_run_dir(run, said.append)
+    finally:
+        release_run_dir(run)
+    return said
+
+
 KILLED_MID_WRITE = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
@@ -89,11 +99,7 @@ def test_a_sharded_checkpoint_killed_mid_write_is_cleaned_up_and_last_stays(tmp_
     assert _read(last)[0] == 1  # the kill did not touch the complete checkpoint
 
     assert prepare_run_dir("unused", str(run), overwrite=False) == (run, last)
-    said = []
-    try:
-        claim_run_dir(run, said.append)
-    finally:
-        release_run_dir(run)
+    said = _claim(run)
     assert sorted(p.name for p in last.parent.iterdir()) == ["last.ckpt"]
     assert "removed 1 unfinished write" in said[0] and leftover.name in said[0]
     assert _read(last)[0] == 1
@@ -108,10 +114,6 @@ def test_a_kill_between_the_two_renames_puts_the_previous_checkpoint_back(tmp_pa
     _write_dcp(2)(last.with_name("last.ckpt.tmp-4242"))
     os.replace(last, last.with_name("last.ckpt.old-4242"))
     assert has_checkpoint(run)  # a resume is offered, and the claim below makes it whole
-    said = []
-    try:
-        claim_run_dir(run, said.append)
-    finally:
-        release_run_dir(run)
+    said = _claim(run)
     assert sorted(p.name for p in last.parent.iterdir()) == ["last.ckpt"]
     assert _read(last)[0] == 1 and "put back checkpoints/last.ckpt" in said[0]
