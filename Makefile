@@ -69,7 +69,7 @@ $(ALFWORLD_STAMP): $(STAMP) packages/envs/pyproject.toml
 	@touch $@
 
 eval: $(if $(USES_ALFWORLD),$(ALFWORLD_STAMP),$(STAMP)) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
-	$(if $(and $(USES_ALFWORLD),$(ALFWORLD_SHARED)),ALFWORLD_DATA="$${ALFWORLD_DATA:-$(ALFWORLD_SHARED)}") exec $(PY) $(WITH_PARENT) $(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
+	exec $(if $(and $(USES_ALFWORLD),$(ALFWORLD_SHARED)),env ALFWORLD_DATA="$${ALFWORLD_DATA:-$(ALFWORLD_SHARED)}") $(PY) $(WITH_PARENT) $(PY) -m coevo.core.cli.eval $(if $(CKPT),checkpoint=$(CKPT)) $(if $(filter command line,$(origin ENV)),env=$(ENV)) $(ARGS)
 
 plugins: $(STAMP) ## list installed plugins and their versions
 	$(PY) -m coevo.core.plugins
