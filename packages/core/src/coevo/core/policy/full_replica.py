@@ -17,6 +17,7 @@ parameter unsharded; FSDP over N ranks brings that to 16/N, the replica adds 2.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 
 import torch
 
@@ -51,6 +52,23 @@ def own_parameters(unit: torch.nn.Module) -> list[tuple[str, torch.nn.Parameter]
     return [(name, p) for name, p in named if not name.startswith(nested)]
 
 
+def gathered_units(sharded: torch.nn.Module, writeback: bool = False
+                   ) -> Iterator[tuple[str, torch.nn.Module, list[tuple[str, torch.nn.Parameter]]]]:
+    """For each FSDP unit of ``sharded`` in module order, while it (and only it) is gathered:
+    ``(unit name, unit, [(parameter name in the unwrapped model, full parameter)])`` of the
+    parameters it shards itself. The unit is released when the next one is asked for;
+    ``writeback=True`` keeps in-place changes to its full parameters (each rank its own shard).
+
+    Collective: every rank consumes the whole iteration at the same point.
+    """
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    for unit_name, unit in fsdp_units(sharded):
+        with FullyShardedDataParallel.summon_full_params(unit, recurse=False, writeback=writeback):
+            yield unit_name, unit, [(clean_name(f"{unit_name}.{name}") if unit_name else name, value)
+                                    for name, value in own_parameters(unit)]
+
+
 class FullReplica:
     """A full-weight copy of ``model`` (taken before it is sharded), on ``device`` in ``dtype``."""
 
@@ -71,18 +89,14 @@ class FullReplica:
 
         Collective: every rank calls it at the same point (the units are gathered in module order).
         """
-        from torch.distributed.fsdp import FullyShardedDataParallel
-
         seen: set[str] = set()
-        for unit_name, unit in fsdp_units(sharded):
-            with FullyShardedDataParallel.summon_full_params(unit, recurse=False, writeback=False):
-                for name, value in own_parameters(unit):
-                    key = clean_name(f"{unit_name}.{name}") if unit_name else name
-                    target = self._parameters.get(key)
-                    if target is None:
-                        raise KeyError(f"the sharded policy's parameter '{key}' has no counterpart in its replica")
-                    target.copy_(value.reshape(target.shape))
-                    seen.add(key)
+        for _, _, parameters in gathered_units(sharded):
+            for key, value in parameters:
+                target = self._parameters.get(key)
+                if target is None:
+                    raise KeyError(f"the sharded policy's parameter '{key}' has no counterpart in its replica")
+                target.copy_(value.reshape(target.shape))
+                seen.add(key)
         missing = self._parameters.keys() - seen
         if missing:
             raise KeyError(f"the replica's parameters {sorted(missing)[:5]} were not found in the sharded policy")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from coevo.core.policy.full_replica import clean_name, fsdp_units, own_parameters
+from coevo.core.policy.full_replica import gathered_units
 from coevo.core.policy.sharding import is_sharded
 
 
@@ -25,15 +25,11 @@ def add_to_weights(model: torch.nn.Module, deltas: dict[str, torch.Tensor]) -> N
     """``parameter += deltas[name]`` for every name in ``deltas`` (each must name a parameter)."""
     used: set[str] = set()
     if is_sharded(model):
-        from torch.distributed.fsdp import FullyShardedDataParallel
-
-        for unit_name, unit in fsdp_units(model):
-            with FullyShardedDataParallel.summon_full_params(unit, recurse=False, writeback=True):
-                for name, value in own_parameters(unit):
-                    key = clean_name(f"{unit_name}.{name}") if unit_name else name
-                    if key in deltas:
-                        value.add_(deltas[key].to(value.device, value.dtype).reshape(value.shape))
-                        used.add(key)
+        for _, _, parameters in gathered_units(model, writeback=True):
+            for key, value in parameters:
+                if key in deltas:
+                    value.add_(deltas[key].to(value.device, value.dtype).reshape(value.shape))
+                    used.add(key)
     else:
         for name, value in model.named_parameters():
             if name in deltas:

@@ -61,7 +61,7 @@ def _wrap(model: torch.nn.Module, strategy) -> torch.nn.Module:
     precision = strategy.mixed_precision_config  # Lightning's, from trainer.precision
     if precision is not None:  # every unit casts its inputs: rollouts bypass the root's forward
         precision = dataclasses.replace(precision, cast_forward_inputs=True)
-    wrapped = FullyShardedDataParallel(
+    return FullyShardedDataParallel(
         model,
         cpu_offload=strategy.cpu_offload,
         mixed_precision=precision,
@@ -69,7 +69,6 @@ def _wrap(model: torch.nn.Module, strategy) -> torch.nn.Module:
         device_id=device if device.type == "cpu" else device.index,  # cpu: the gloo test of this path
         **strategy.kwargs,
     )
-    return wrapped
 
 
 def clip_grad_norm(model: torch.nn.Module, limit: float) -> torch.Tensor:

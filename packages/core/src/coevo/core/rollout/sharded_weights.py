@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from coevo.core.policy.full_replica import clean_name, fsdp_units, own_parameters
+from coevo.core.policy.full_replica import clean_name, fsdp_units, gathered_units
 from coevo.core.policy.lora import is_peft
 from coevo.core.policy.sharding import unwrap_sharded
 from coevo.core.rollout.weights import base_model, checkpoint_tensors, lora_deltas_of, write_config
@@ -78,8 +78,6 @@ def stream_units(sharded: torch.nn.Module, dtype: torch.dtype | None = None
                  ) -> Iterator[list[tuple[str, torch.Tensor]]]:
     """For each FSDP unit in module order, while it is gathered: its ``(name, full tensor)`` pairs
     as ``export_weights`` names them (the unit is left when the next list is asked for)."""
-    from torch.distributed.fsdp import FullyShardedDataParallel
-
     root = unwrap_sharded(sharded)
     inner = base_model(root)
     prefix = _inner_prefix(sharded)
@@ -87,27 +85,26 @@ def stream_units(sharded: torch.nn.Module, dtype: torch.dtype | None = None
     head = inner.get_output_embeddings()
     head_weight = head.weight if head is not None else None
     named_head = False  # "lm_head.weight" yielded already (an untied head is a parameter of its own)
-    for unit_name, unit in fsdp_units(sharded):
-        with FullyShardedDataParallel.summon_full_params(unit, recurse=False, writeback=False):
-            modules = [(n, m) for n, m in ((_inner_name(n, prefix), m) for n, m in _own_modules(unit, unit_name))
-                       if n is not None]
-            deltas = lora_deltas_of(modules) if peft else {}
-            pairs: list[tuple[str, torch.Tensor]] = []
-            tied = None
-            for name, param in own_parameters(unit):
-                full = _inner_name(clean_name(f"{unit_name}.{name}") if unit_name else name, prefix)
-                if full is not None:
-                    pairs.append((full, param))
-                    tied = param if param is head_weight else tied
-            for module_name, module in modules:
-                for buffer_name, buffer in module._buffers.items():
-                    if buffer is not None and buffer_name not in module._non_persistent_buffers_set:
-                        pairs.append((f"{module_name}.{buffer_name}" if module_name else buffer_name, buffer))
-            named_head = named_head or any(name == "lm_head.weight" for name, _ in pairs)
-            if tied is not None and not named_head:  # tied embeddings: the head is the input embedding
-                pairs.append(("lm_head.weight", tied))
-                named_head = True
-            yield list(checkpoint_tensors(pairs, deltas, dtype))
+    for unit_name, unit, parameters in gathered_units(sharded):
+        modules = [(n, m) for n, m in ((_inner_name(n, prefix), m) for n, m in _own_modules(unit, unit_name))
+                   if n is not None]
+        deltas = lora_deltas_of(modules) if peft else {}
+        pairs: list[tuple[str, torch.Tensor]] = []
+        tied = None
+        for name, param in parameters:
+            full = _inner_name(name, prefix)
+            if full is not None:
+                pairs.append((full, param))
+                tied = param if param is head_weight else tied
+        for module_name, module in modules:
+            for buffer_name, buffer in module._buffers.items():
+                if buffer is not None and buffer_name not in module._non_persistent_buffers_set:
+                    pairs.append((f"{module_name}.{buffer_name}" if module_name else buffer_name, buffer))
+        named_head = named_head or any(name == "lm_head.weight" for name, _ in pairs)
+        if tied is not None and not named_head:  # tied embeddings: the head is the input embedding
+            pairs.append(("lm_head.weight", tied))
+            named_head = True
+        yield list(checkpoint_tensors(pairs, deltas, dtype))
 
 
 def stream_full_weights(sharded: torch.nn.Module, dtype: torch.dtype | None = None
