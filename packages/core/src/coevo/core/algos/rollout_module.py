@@ -45,6 +45,7 @@ from coevo.core.policy.sharding import (
     is_sharded,
     shard_frozen,
     shard_policy,
+    sharded_over_ranks,
     unwrap_sharded,
 )
 
@@ -95,7 +96,7 @@ class RolloutModule(L.LightningModule):
     @property
     def sharded_over_ranks(self) -> bool:
         """Whether the policy is split over several processes (its forwards are collective)."""
-        return is_sharded(self.policy) and dist.world_size() > 1
+        return sharded_over_ranks(self.policy)
 
     def lockstep(self, count: int) -> int:
         """How many forwards every rank runs in a phase where this rank needs ``count``: the maximum

@@ -38,7 +38,7 @@ import lightning as L
 
 from coevo.core import distributed as dist
 from coevo.core.callbacks.per_rank_state import PER_RANK
-from coevo.core.policy.sharding import is_sharded
+from coevo.core.policy.sharding import sharded_over_ranks
 from coevo.core.state.snapshot import (
     TrainingSnapshot,
     restore_snapshot,
@@ -78,7 +78,7 @@ class CommitRollback(L.Callback):
         return getattr(module, "policy", module)
 
     def on_train_start(self, trainer, module) -> None:
-        self._sharded = is_sharded(self._policy(module)) and dist.world_size() > 1
+        self._sharded = sharded_over_ranks(self._policy(module))
         self._own_files = self._sharded and getattr(trainer.strategy, "per_rank_files", False)
         if self._resumed and self.root is not None:
             return  # resumed: the checkpoint's root and root_step stand

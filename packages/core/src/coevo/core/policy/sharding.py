@@ -23,11 +23,18 @@ import dataclasses
 
 import torch
 
+from coevo.core import distributed as dist
+
 
 def is_sharded(model: torch.nn.Module) -> bool:
     from torch.distributed.fsdp import FullyShardedDataParallel
 
     return isinstance(model, FullyShardedDataParallel)
+
+
+def sharded_over_ranks(model: torch.nn.Module) -> bool:
+    """``model`` is split over several processes: its forwards, gathers and clipping are collective."""
+    return is_sharded(model) and dist.world_size() > 1
 
 
 def unwrap_sharded(model: torch.nn.Module) -> torch.nn.Module:

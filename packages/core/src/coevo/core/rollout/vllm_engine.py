@@ -39,7 +39,7 @@ import torch
 from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.fields import bounded, check_instance, choice, random_seed, registry_name
-from coevo.core.policy.sharding import is_sharded, unwrap_sharded
+from coevo.core.policy.sharding import is_sharded, sharded_over_ranks, unwrap_sharded
 from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
 from coevo.core.rollout.sharded_weights import (
@@ -172,7 +172,7 @@ class VLLMEngine(RolloutEngine):
         """``llm``; ``sync_point``: every rank is here together (a sharded policy may be gathered)."""
         slot = self._slot
         stale = slot.generation != self._generation or slot.llm is None or slot.owner != self._token
-        if stale and not sync_point and _gathers(self._model):
+        if stale and not sync_point and sharded_over_ranks(self._model):
             raise RuntimeError(
                 "rollout=vllm: another engine replaced or took over this engine's vLLM instance between its "
                 "weight sync and its rollout; with a policy sharded over several processes the weights can "
@@ -197,7 +197,7 @@ class VLLMEngine(RolloutEngine):
         shards did not change still gathers with the others), then stream the units."""
         self._model = model
         changed = self._slot.owner != self._token or weights_version(model) != self._version
-        if _gathers(model):
+        if sharded_over_ranks(model):
             changed = dist.max_over_ranks(int(changed)) > 0
         if changed:
             self._push(model)
@@ -315,11 +315,6 @@ def per_rank_engine_settings(config: VLLMEngineConfig) -> dict:
     local = torch.cuda.current_device() if torch.cuda.is_available() else int(os.environ.get("LOCAL_RANK", 0))
     os.environ["LOCAL_RANK"] = str(local)
     return {"distributed_executor_backend": "external_launcher"}
-
-
-def _gathers(model: torch.nn.Module) -> bool:
-    """Whether pushing ``model``'s weights is collective (FSDP-sharded over several processes)."""
-    return is_sharded(model) and dist.world_size() > 1
 
 
 def owned(pairs):

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coevo.core import distributed as dist
+
 
 @dataclass
 class Slot:
@@ -40,7 +42,7 @@ def acquire(key: str, build: Callable[[], Any], slot: Slot = SHARED) -> tuple[in
     """Make ``slot`` hold an instance built for ``key``: ``(generation, built)``."""
     if slot.llm is not None and slot.key == key:
         return slot.generation, False
-    if slot.llm is not None and slot is SHARED and _process_group_size() > 1:
+    if slot.llm is not None and slot is SHARED and dist.active():
         raise RuntimeError(
             "rollout=vllm: an engine for another model shape or other rollout settings would replace this "
             "process's in-process vLLM instance, and vLLM's shutdown destroys the training's process group "
@@ -49,12 +51,6 @@ def acquire(key: str, build: Callable[[], Any], slot: Slot = SHARED) -> tuple[in
     release(slot)
     slot.llm, slot.key, slot.owner, slot.asleep = build(), key, None, False
     return slot.generation, True
-
-
-def _process_group_size() -> int:
-    import torch.distributed
-
-    return torch.distributed.get_world_size() if torch.distributed.is_available() and torch.distributed.is_initialized() else 1
 
 
 def release(slot: Slot = SHARED) -> None:
