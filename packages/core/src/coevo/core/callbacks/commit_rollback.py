@@ -47,6 +47,8 @@ from coevo.core.state.snapshot import (
     take_snapshot,
 )
 
+SHARDS = " holding shards of the policy"  # what the processes of a sharded run held
+
 
 @dataclass
 class Decision:
@@ -110,12 +112,17 @@ class CommitRollback(L.Callback):
     def on_load_checkpoint(self, trainer, module, checkpoint) -> None:
         self._loaded_per_rank = checkpoint.get(PER_RANK)  # (Lightning calls load_state_dict next)
 
-    def _own_shards(self, ranks: int) -> dict:
-        """This rank's shards of the root from its file of the checkpoint folder."""
+    @staticmethod
+    def _require_saved_world(ranks: int, holding: str) -> None:
+        """A root saved by ``ranks`` processes loads only on as many (``holding``: what they held)."""
         if ranks != dist.world_size():
             raise ValueError(
-                f"resume: the commit/rollback root was saved by {ranks} processes holding shards of the "
-                f"policy, this run has {dist.world_size()}; resume with trainer.devices x trainer.num_nodes = {ranks}")
+                f"resume: the commit/rollback root was saved by {ranks} processes{holding}, this run has "
+                f"{dist.world_size()}; resume with trainer.devices x trainer.num_nodes = {ranks}")
+
+    def _own_shards(self, ranks: int) -> dict:
+        """This rank's shards of the root from its file of the checkpoint folder."""
+        self._require_saved_world(ranks, SHARDS)
         own = ((self._loaded_per_rank or {}).get("own") or {}).get(self.state_key)
         if own is None:
             raise ValueError(f"resume: the checkpoint folder has no rank{dist.rank()}.pt with this rank's commit/"
@@ -135,16 +142,10 @@ class CommitRollback(L.Callback):
             root.update(self._own_shards(in_files))
         shards = root.pop("shards_per_rank", None)
         if shards is not None:
-            if len(shards) != dist.world_size():
-                raise ValueError(
-                    f"resume: the commit/rollback root was saved by {len(shards)} processes holding shards of the "
-                    f"policy, this run has {dist.world_size()}; resume with trainer.devices x trainer.num_nodes = "
-                    f"{len(shards)}")
+            self._require_saved_world(len(shards), SHARDS)
             root.update(shards[dist.rank()])
-        elif in_files is None and len(per_rank) != dist.world_size():  # the whole state, each rank's RNG stream
-            raise ValueError(
-                f"resume: the commit/rollback root was saved by {len(per_rank)} processes, this run has "
-                f"{dist.world_size()}; resume with trainer.devices x trainer.num_nodes = {len(per_rank)}")
+        elif in_files is None:  # the whole state, each rank's RNG stream
+            self._require_saved_world(len(per_rank), "")
         self.root = snapshot_from_state(root)
         self.root_step = int(state_dict["root_step"])
         self.history = [(int(step), Decision(**d)) for step, d in state_dict["history"]]
