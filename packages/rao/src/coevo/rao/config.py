@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from coevo.core.algos.grpo import GRPOConfig
+from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, checked, choice, path, registry_name, split_name
 from coevo.rao.credit import CreditSettings
 from coevo.rao.settings import RecursionSettings
@@ -52,6 +53,7 @@ class ReportSettings:
 @dataclass
 class RAOConfig(GRPOConfig):
     name: str = registry_name("rao")
+    kl_coef: float = bounded(0.0, ge=0)  # no reference forward: every node's own reward anchors it
     recursion: RecursionSettings = field(default_factory=RecursionSettings)
     credit: CreditSettings = field(default_factory=CreditSettings)
     # the flat agent of the report: train (its own copy of the warm-started weights, trained with
@@ -66,6 +68,7 @@ class RAOConfig(GRPOConfig):
     warmstart_answer_episodes: int = bounded(0, ge=0)
     sizes: SizeSettings = field(default_factory=SizeSettings)
     report: ReportSettings = field(default_factory=ReportSettings)
+    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
 
     def __post_init__(self):
         super().__post_init__()

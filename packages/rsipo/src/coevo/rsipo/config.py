@@ -83,12 +83,12 @@ class RSIPOConfig(GRPOConfig):
     student_skills: bool = False  # library skills in the *student's* context while training (Skill-GRPO)
     replay_fraction: float = bounded(0.5, gt=0, lt=1)  # share of each group replayed with the skill (H_r)
     # student turns per step scored by the teacher and distilled (random, seeded); 0 = all
-    opsd_turns: int = bounded(0, ge=0)
+    opsd_turns: int = bounded(64, ge=0)
     default_type: str = free_text("default")  # type of tasks that have none (with a warning): a label
     trust: TrustSettings = field(default_factory=TrustSettings)
     skill: SkillSettings = field(default_factory=SkillSettings)
     warmup: WarmupSettings = field(default_factory=WarmupSettings)
-    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
+    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=2e-4))
 
     def __post_init__(self):
         super().__post_init__()  # checks every declared field (GRPOConfig)

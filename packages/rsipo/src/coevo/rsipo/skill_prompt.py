@@ -40,7 +40,7 @@ class SkillPromptConfig:
     samples_per_task: int = bounded(4, ge=1)  # mode=sample (match eval.samples_per_task)
     sample_seed: int = random_seed(0)
     context_prefix: str = free_text("Skill: ")  # the skill's line before the first user message: any text
-    optim: OptimSettings = field(default_factory=OptimSettings)  # unused: no parameter changes
+    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=0.0))  # unused: no parameter changes
 
 
 def evaluate_with_skills(module: RolloutModule, c: SkillPromptConfig) -> dict:

@@ -39,14 +39,14 @@ CHOICE_LOSSES = ("softmax", "tokens")
 @dataclass
 class GRPOConfig:
     name: str = registry_name("grpo")
-    tasks_per_step: int = bounded(8, ge=1)  # distinct tasks per training step
+    tasks_per_step: int = bounded(4, ge=1)  # distinct tasks per training step
     group_size: int = bounded(8, ge=2)  # episodes per task (GRPO's G; a group of 1 has no baseline)
     # registry name of the advantage estimator (grpo | rloo)
     advantage: str = choice("grpo", registry.advantages.names)
     scale_by_std: bool = True  # divide by the group's reward std (False: Dr. GRPO)
     clip_low: float = bounded(0.2, ge=0, lt=1)  # ratios below 1 - clip_low are clipped (>= 1: no lower clip left)
     clip_high: float = bounded(0.2, ge=0)  # ratios above 1 + clip_high are clipped
-    kl_coef: float = bounded(0.0, ge=0)  # weight of the k3 KL to the reference policy (0: no reference forward)
+    kl_coef: float = bounded(0.05, ge=0)  # weight of the k3 KL to the reference policy (0: no reference forward)
     # token_mean | seq_mean_token_mean | seq_mean_token_sum
     loss_aggregation: str = choice("token_mean", AGGREGATIONS)
     updates_per_batch: int = bounded(1, ge=1)  # optimizer steps (mini-batches) per rollout batch
@@ -55,7 +55,7 @@ class GRPOConfig:
     # choice mode: "softmax" trains log softmax(score / T)[chosen] (the choice policy's exact
     # log-probability); "tokens" trains the chosen candidate's tokens like generated ones
     choice_loss: str = choice("softmax", CHOICE_LOSSES)
-    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
+    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-4))
 
     def __post_init__(self):  # subclasses (rsipo, rao) add their cross-field rules after this
         check_instance(self, "algo")
