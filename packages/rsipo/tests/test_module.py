@@ -7,6 +7,7 @@ import torch
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO, GRPOConfig
+from coevo.core.algos.micro_batches import loss_normalizer, split_micro_batches
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 from coevo.rsipo.config import RSIPOConfig, SkillSettings
 from coevo.rsipo.module import RSIPO
@@ -28,9 +29,9 @@ def _grads(module, samples, opsd_norm=10.0):
     module.policy.zero_grad(set_to_none=True)
     forward = [s for s in samples if s.in_pg or s.omega > 0]
     pg = [s for s in samples if s.in_pg]
-    pg_norm = module._normalizer(pg) if pg else 1.0
-    for mb in module._micro_batches(forward, tokenizer_pad(module)):
-        loss, _ = module._action_loss(mb, forward, pg_norm, opsd_norm)
+    pg_norm = loss_normalizer(pg, module.config.loss_aggregation) if pg else 1.0
+    for mb in split_micro_batches(forward, module.config.micro_batch_tokens, tokenizer_pad(module)):
+        loss, _ = module._action_loss(mb, pg_norm, opsd_norm)
         loss.backward()
     return {n: p.grad.clone() for n, p in module.policy.named_parameters() if p.grad is not None}
 
@@ -93,8 +94,8 @@ def test_without_opsd_and_skill_loss_the_update_is_grpo(tiny_model, tokenizer):
 
     plain = episode_samples(episodes, advantages, "softmax")
     grpo.policy.zero_grad(set_to_none=True)
-    norm = grpo._normalizer(plain)
-    for mb in grpo._micro_batches(plain, tokenizer.pad_token_id):
+    norm = loss_normalizer(plain, grpo.config.loss_aggregation)
+    for mb in split_micro_batches(plain, grpo.config.micro_batch_tokens, tokenizer.pad_token_id):
         loss, _ = grpo._micro_loss(mb, norm, on_policy=True)
         loss.backward()
     theirs = {n: p.grad.clone() for n, p in grpo.policy.named_parameters() if p.grad is not None}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -30,14 +31,14 @@ from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.groups import play_groups
 from coevo.core.agent.types import Episode
-from coevo.core.algos.batching import Sample, first_response_position, micro_batches
+from coevo.core.algos.batching import Sample
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.algos.losses import aggregate, clipped_policy_gradient_loss, k3_kl
+from coevo.core.algos.micro_batches import MicroBatch, loss_normalizer, loss_tensors, split_micro_batches
 from coevo.core.algos.rollout_module import rank_seed, step_seed
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
-from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.rsipo.calibration import TrustCalibration, TrustResult
 from coevo.rsipo.centring import centred_skill_rewards
 from coevo.rsipo.config import RSIPOConfig
@@ -46,7 +47,7 @@ from coevo.rsipo.dynamics import dynamics_table, plot_dynamics
 from coevo.rsipo.gain import split_group
 from coevo.rsipo.losses import opsd_loss
 from coevo.rsipo.records import SkillLog
-from coevo.rsipo.samples import has_teacher, micro_rows, opsd_units, teacher_tensor, turn_sample
+from coevo.rsipo.samples import has_teacher, opsd_units, teacher_tensor, turn_sample
 from coevo.rsipo.skills.library import library, static_skill
 from coevo.rsipo.skills.template import template_for
 from coevo.rsipo.skills.writing import SkillWriter, WrittenSkill
@@ -373,18 +374,18 @@ class RSIPO(GRPO):
         self.policy.train()
         pad_id = self.context.tokenizer.pad_token_id
         pg_samples = [s for s in samples if s.in_pg]
-        pg_norm = self._normalizer(pg_samples) if pg_samples else 1.0
+        pg_norm = loss_normalizer(pg_samples, cfg.loss_aggregation) if pg_samples else 1.0
         opsd_norm = float(max(1, sum(opsd_units(s) for s in samples))) if cfg.opsd_coef > 0 else 1.0
         forward = [s for s in samples if s.in_pg or (cfg.opsd_coef > 0 and has_teacher(s) and s.omega > 0)]
         totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "opsd_loss": 0.0, "skill_loss": 0.0,
                   "opsd/gap_sum": 0.0, "opsd/prefers_sum": 0.0, "opsd/tokens": 0.0}
-        action_mbs = self._micro_batches(forward, pad_id) if forward else []
-        skill_mbs = micro_batches(skill_samples, cfg.micro_batch_tokens, pad_id) if skill_samples else []
+        action_mbs = split_micro_batches(forward, cfg.micro_batch_tokens, pad_id) if forward else []
+        skill_mbs = split_micro_batches(skill_samples, cfg.micro_batch_tokens, pad_id) if skill_samples else []
         # sharded over ranks: every rank runs as many of each as the rank with the most (agreed first)
         action_padding = self.lockstep(len(action_mbs)) - len(action_mbs)
         skill_padding = self.lockstep(len(skill_mbs)) - len(skill_mbs)
         for mb in action_mbs:
-            loss, parts = self._action_loss(mb, forward, pg_norm, opsd_norm)
+            loss, parts = self._action_loss(mb, pg_norm, opsd_norm)
             self.manual_backward(loss)
             for key, value in parts.items():
                 totals[key] += value
@@ -393,11 +394,10 @@ class RSIPO(GRPO):
         skill_tokens = float(max(1, sum(sum(s.agent_mask) for s in skill_samples)))
         for _ in range(skill_padding):
             self.padding_step(pad_id, with_reference=False)
+        skill_scoring = replace(self.scoring, temperature=cfg.skill.temperature)
         for mb in skill_mbs:
-            device = self.device
-            lp = sequence_token_logprobs(self.policy, mb.input_ids.to(device), mb.attention_mask.to(device),
-                                         cfg.skill.temperature, first_response_position(mb))  # [b, T]
-            mask, adv = mb.agent_mask.to(device), mb.advantages.to(device)
+            lp = mb.logprobs(self.policy, skill_scoring, self.device)  # [b, T]
+            mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
             skill_loss, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, cfg.clip_low, cfg.clip_high,
                                                          "token_mean", skill_tokens)
             self.manual_backward(cfg.skill_coef * skill_loss)
@@ -415,12 +415,13 @@ class RSIPO(GRPO):
         totals["update_seconds"] = time.perf_counter() - start
         return totals
 
-    def _action_loss(self, mb, forward: list, pg_norm: float, opsd_norm: float):
+    def _action_loss(self, mb: MicroBatch, pg_norm: float, opsd_norm: float):
         cfg = self.config
-        rows = micro_rows(mb, forward)
-        mask, adv, _ = self._micro_tensors(mb)  # [b, T]
+        scoring = self.scoring
+        rows = mb.samples
+        mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
         pg_rows = torch.tensor([float(s.in_pg) for s in rows], device=self.device)  # [b]
-        logprobs = self._logprobs(self.policy, mb)  # [b, T]
+        logprobs = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
         parts = {}
         loss = torch.zeros((), device=self.device)
         # sharded: the reference forward runs for every micro-batch, so all ranks run the same forwards
@@ -431,14 +432,14 @@ class RSIPO(GRPO):
             parts["pg_loss"] = float(pg_loss.detach())
             if self.reference is not None:
                 with self.reference.model() as ref_model, torch.no_grad():
-                    ref = self._logprobs(ref_model, mb)
+                    ref = mb.logprobs(ref_model, scoring, self.device)  # [b, T]
                 kl = aggregate(k3_kl(logprobs, ref), mask * pg_rows[:, None], cfg.loss_aggregation, pg_norm)
                 loss = loss + cfg.kl_coef * kl
                 parts["kl"] = float(kl.detach())
         if cfg.opsd_coef > 0:
             teacher_rows = torch.tensor([float(has_teacher(s)) for s in rows], device=self.device)  # [b]
             omega = torch.tensor([s.omega for s in rows], device=self.device) * teacher_rows  # [b]
-            teacher = teacher_tensor(mb, rows, self.device)  # [b, T]
+            teacher = teacher_tensor(mb, self.device)  # [b, T]
             opsd_mask = mask * teacher_rows[:, None]
             distill, stats = opsd_loss(logprobs, teacher, omega, opsd_mask, opsd_norm)
             loss = loss + cfg.opsd_coef * distill

@@ -4,7 +4,9 @@ OPSD target (teacher log-probs and the task's ω), and the skill-writing samples
 A student turn is one sample, as in GRPO (``coevo.core.algos.grpo.episode_samples``): a token
 sequence (prompt masked, response trained) or, in choice mode with ``choice_loss=softmax``, a
 choice among candidates. ``in_pg`` says whether it takes part in the RLVR term (GRPO drops turns
-whose advantage is 0); ``teacher`` values are aligned with the sample's own positions.
+whose advantage is 0); ``teacher_row`` holds the teacher's values at the sample's own trained
+positions (a pick: one), so that ``teacher_tensor`` lines them up with any micro-batch's log-probs
+(``coevo.core.algos.micro_batches``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from dataclasses import dataclass
 import torch
 
 from coevo.core.agent.types import Turn
-from coevo.core.algos.batching import MicroBatch, Sample
+from coevo.core.algos.batching import Sample
 from coevo.core.algos.choice_batching import ChoiceSample
+from coevo.core.algos.micro_batches import MicroBatch
 
 
 @dataclass
@@ -24,12 +27,20 @@ class DistilledSample(Sample):
     omega: float = 0.0  # ω of the sample's task
     in_pg: bool = True  # part of the RLVR term
 
+    @property
+    def teacher_row(self) -> list[float] | None:
+        return self.teacher_logprobs
+
 
 @dataclass
 class DistilledChoiceSample(ChoiceSample):
     teacher_logprob: float | None = None  # log π_T(pick) over the same candidates; None: no teacher
     omega: float = 0.0
     in_pg: bool = True
+
+    @property
+    def teacher_row(self) -> list[float] | None:
+        return None if self.teacher_logprob is None else [self.teacher_logprob]
 
 
 def turn_sample(turn: Turn, advantage: float, choice_loss: str, teacher, omega: float, in_pg: bool):
@@ -44,28 +55,17 @@ def turn_sample(turn: Turn, advantage: float, choice_loss: str, teacher, omega: 
 
 
 def has_teacher(sample) -> bool:
-    if isinstance(sample, DistilledChoiceSample):
-        return sample.teacher_logprob is not None
-    return sample.teacher_logprobs is not None
+    return sample.teacher_row is not None
 
 
 def opsd_units(sample) -> int:
     """Tokens the OPSD mean runs over: the response tokens, or 1 for a choice."""
-    if not has_teacher(sample):
-        return 0
-    return 1 if isinstance(sample, ChoiceSample) else sum(sample.agent_mask)
+    return sample.loss_units if has_teacher(sample) else 0
 
 
-def micro_rows(mb, samples: list) -> list:
-    """The samples of a micro-batch (a choice micro-batch is already a list of samples)."""
-    return mb if isinstance(mb, list) else [samples[i] for i in mb.indices]
-
-
-def teacher_tensor(mb: MicroBatch | list, rows: list, device) -> torch.Tensor:  # [b, T] (choice: [b, 1])
-    if isinstance(mb, list):
-        return torch.tensor([[s.teacher_logprob or 0.0] for s in rows], device=device)
-    out = torch.zeros(mb.input_ids.shape, dtype=torch.float32)
-    for row, s in enumerate(rows):
-        if s.teacher_logprobs is not None:
-            out[row, : len(s.teacher_logprobs)] = torch.tensor(s.teacher_logprobs, dtype=torch.float32)
+def teacher_tensor(mb: MicroBatch, device) -> torch.Tensor:  # [b, T] (choice: [b, 1]), 0 where no teacher
+    out = torch.zeros(mb.agent_mask.shape, dtype=torch.float32)
+    for row, sample in enumerate(mb.samples):
+        if sample.teacher_row is not None:
+            out[row, : len(sample.teacher_row)] = torch.tensor(sample.teacher_row, dtype=torch.float32)
     return out.to(device)

@@ -19,10 +19,10 @@ import torch
 
 from coevo.core.agent.prompt import with_context
 from coevo.core.agent.types import Turn
-from coevo.core.algos.batching import Sample, first_response_position, micro_batches
-from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches, chosen_logprobs
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.choice_batching import ChoiceSample
+from coevo.core.algos.micro_batches import LogprobScoring, split_micro_batches
 from coevo.core.policy.conversation import render_prompt
-from coevo.core.policy.logprobs import sequence_token_logprobs
 
 Message = dict[str, str]
 
@@ -72,9 +72,9 @@ def teacher_token_logprobs(
     samples = [Sample(p + t.response_ids, [0] * len(p) + [1] * len(t.response_ids)) for p, t in zip(teacher_prompts, turns)]
     out: list[list[float]] = [[] for _ in turns]
     device = next(model.parameters()).device
-    for mb in micro_batches(samples, max_tokens, pad_id):
-        lp = sequence_token_logprobs(model, mb.input_ids.to(device), mb.attention_mask.to(device), temperature,
-                                     first_response_position(mb))  # [b, T]
+    scoring = LogprobScoring(pad_id, temperature)
+    for mb in split_micro_batches(samples, max_tokens, pad_id):
+        lp = mb.logprobs(model, scoring, device)  # [b, T]
         for row, index in enumerate(mb.indices):
             n_prompt, n_resp = len(teacher_prompts[index]), len(turns[index].response_ids)
             out[index] = lp[row, n_prompt : n_prompt + n_resp].tolist()
@@ -89,8 +89,9 @@ def teacher_choice_logprobs(
     """log π_T(pick) over the same candidates, with the teacher prompt (choice mode)."""
     samples = [ChoiceSample(p, t.candidates, t.choice) for p, t in zip(teacher_prompts, turns)]
     out = [0.0] * len(turns)
-    for group in choice_micro_batches(samples, max_tokens):
-        values = chosen_logprobs(model, [samples[i] for i in group], pad_id, score, temperature)  # [g]
-        for i, value in zip(group, values.tolist()):
+    scoring = LogprobScoring(pad_id, choice_score=score, choice_temperature=temperature)
+    for mb in split_micro_batches(samples, max_tokens, pad_id):
+        values = mb.logprobs(model, scoring)[:, 0]  # [b]
+        for i, value in zip(mb.indices, values.tolist()):
             out[i] = value
     return out

@@ -6,7 +6,8 @@ turns; its return (env reward minus invalid-action penalties) is normalised with
 every turn of the episode. Each turn is one training sequence (its prompt holds the truncated
 history); prompt and observation tokens are masked out. In choice mode with
 ``choice_loss="softmax"`` a turn's unit is instead the pick itself: its log-probability under the
-softmax over the admissible commands (``choice_batching``). With the default one optimizer step per
+softmax over the admissible commands (``choice_batching``); both kinds of sample go through the
+same loss code as micro-batches of one interface (``micro_batches``). With the default one optimizer step per
 batch the ratio is exactly 1 and the clipped loss is the plain policy gradient; with
 ``updates_per_batch > 1`` old log-probs are recomputed before the first update and clipping acts.
 
@@ -22,14 +23,21 @@ import torch
 
 from coevo.core import registry
 from coevo.core.agent.types import Episode
-from coevo.core.algos.batching import Sample, first_response_position, micro_batches
-from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches, chosen_logprobs
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.choice_batching import ChoiceSample
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, clipped_policy_gradient_loss, k3_kl
+from coevo.core.algos.micro_batches import (
+    LogprobScoring,
+    MicroBatch,
+    loss_normalizer,
+    loss_tensors,
+    padding_micro_batch,
+    split_micro_batches,
+)
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule, step_seed
 from coevo.core.fields import bounded, check_instance, choice, registry_name
-from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.core.policy.lora import ReferencePolicy
 from coevo.core.rollout.sync_check import SyncCheck
 
@@ -121,7 +129,15 @@ class GRPO(RolloutModule):
         self.log("loss", update_stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
         return None
 
-    def update(self, samples: list[Sample]) -> dict[str, float]:
+    @property
+    def scoring(self) -> LogprobScoring:
+        """How this module's training log-probs are computed (tokens at the sampling temperature in
+        generate mode, picks by the agent's choice softmax)."""
+        agent = self.context.agent
+        return LogprobScoring(self.context.tokenizer.pad_token_id, self.logprob_temperature, agent.choice_score,
+                              agent.choice_temperature)
+
+    def update(self, samples: list[Sample | ChoiceSample]) -> dict[str, float]:
         """``updates_per_batch`` optimizer steps over ``samples`` (shuffled into mini-batches).
 
         Sharded over ranks, every rank runs the same number of micro-batches (``lockstep``): a rank
@@ -146,8 +162,8 @@ class GRPO(RolloutModule):
         minibatches = [order[k :: cfg.updates_per_batch] for k in range(cfg.updates_per_batch)]
         for minibatch in minibatches:
             chosen = [samples[i] for i in minibatch]
-            normalizer = self._normalizer(chosen)
-            mbs = self._micro_batches(chosen, pad_id)
+            normalizer = loss_normalizer(chosen, cfg.loss_aggregation)
+            mbs = split_micro_batches(chosen, cfg.micro_batch_tokens, pad_id)
             padding = self.lockstep(len(mbs)) - len(mbs)  # agreed before any forward
             for mb in mbs:
                 loss, parts = self._micro_loss(mb, normalizer, on_policy=cfg.updates_per_batch == 1)
@@ -167,48 +183,17 @@ class GRPO(RolloutModule):
     def padding_step(self, pad_id: int, with_reference: bool = True) -> None:
         """One lockstep forward and backward that changes nothing: the forwards of a real micro-batch
         (the policy's, and the reference's when there is one and ``with_reference``), loss x 0."""
-        mb = self._padding_micro_batch(pad_id)
+        mb = padding_micro_batch(pad_id)
         if with_reference:
             loss, _ = self._micro_loss(mb, 1.0, on_policy=False)
         else:
-            loss = self._logprobs(self.policy, mb).sum()
+            loss = mb.logprobs(self.policy, self.scoring, self.device).sum()
         self.manual_backward(loss * 0.0)
 
-    def _padding_micro_batch(self, pad_id: int):
-        """A two-token micro-batch with advantage 0: the forward a rank without work runs in lockstep."""
-        return micro_batches([Sample([pad_id, pad_id], [0, 1], 0.0, [0.0, 0.0])], self.config.micro_batch_tokens,
-                             pad_id)[0]
-
-    def _micro_batches(self, samples: list[Sample | ChoiceSample], pad_id: int) -> list:
-        if samples and isinstance(samples[0], ChoiceSample):
-            return [[samples[i] for i in group] for group in choice_micro_batches(samples, self.config.micro_batch_tokens)]
-        return micro_batches(samples, self.config.micro_batch_tokens, pad_id)
-
-    def _normalizer(self, samples: list[Sample | ChoiceSample]) -> float:
-        if samples and isinstance(samples[0], ChoiceSample):
-            return float(len(samples))  # one action per sample, whatever the aggregation
-        if self.config.loss_aggregation == "token_mean":
-            return float(max(1, sum(sum(s.agent_mask) for s in samples)))
-        return float(max(1, len(samples)))
-
-    def _logprobs(self, model, mb) -> torch.Tensor:  # [b, T] (a choice micro-batch: [b, 1])
-        if isinstance(mb, list):
-            agent = self.context.agent
-            pad_id = self.context.tokenizer.pad_token_id
-            return chosen_logprobs(model, mb, pad_id, agent.choice_score, agent.choice_temperature)[:, None]
-        ids, attn = mb.input_ids.to(self.device), mb.attention_mask.to(self.device)
-        return sequence_token_logprobs(model, ids, attn, self.logprob_temperature, first_response_position(mb))
-
-    def _micro_tensors(self, mb) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # mask, adv, old: [b, T]
-        if isinstance(mb, list):  # choice samples: one "token" (the pick) per sample
-            adv = torch.tensor([[s.advantage] for s in mb], device=self.device)  # [b, 1]
-            old = torch.tensor([[s.rollout_logprob] for s in mb], device=self.device)  # [b, 1]
-            return torch.ones_like(adv), adv, old
-        return mb.agent_mask.to(self.device), mb.advantages.to(self.device), mb.rollout_logprobs.to(self.device)
-
-    def _micro_loss(self, mb, normalizer: float, on_policy: bool):
-        mask, adv, rollout_old = self._micro_tensors(mb)
-        logprobs = self._logprobs(self.policy, mb)  # [b, T]
+    def _micro_loss(self, mb: MicroBatch, normalizer: float, on_policy: bool):
+        scoring = self.scoring
+        mask, adv, rollout_old = loss_tensors(mb, self.device)  # [b, T]
+        logprobs = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
         old = logprobs.detach() if on_policy else rollout_old
         if on_policy:  # before the step: the weights the engine should have sampled with
             self.sync_check.add(logprobs, rollout_old, mask)
@@ -220,11 +205,12 @@ class GRPO(RolloutModule):
         kl_value = 0.0
         if self.reference is not None:
             with self.reference.model() as ref_model, torch.no_grad():
-                ref = self._logprobs(ref_model, mb)
+                ref = mb.logprobs(ref_model, scoring, self.device)  # [b, T]
             kl = aggregate(k3_kl(logprobs, ref), mask, self.config.loss_aggregation, normalizer)
             loss = loss + self.config.kl_coef * kl
             kl_value = float(kl.detach())
-        token_mean = self.config.loss_aggregation == "token_mean" and not isinstance(mb, list)
+        # this micro-batch's share of the normaliser (a pick's mask is 1: one unit per row)
+        token_mean = self.config.loss_aggregation == "token_mean"
         share = float(mask.sum()) / normalizer if token_mean else mask.shape[0] / normalizer
         parts = {
             "loss": float(loss.detach()),
@@ -236,17 +222,12 @@ class GRPO(RolloutModule):
 
     @torch.no_grad()
     def _recompute_old_logprobs(self, samples: list[Sample | ChoiceSample], pad_id: int) -> None:
-        mbs = self._micro_batches(samples, pad_id)
+        scoring = self.scoring
+        mbs = split_micro_batches(samples, self.config.micro_batch_tokens, pad_id)
         for _ in range(self.lockstep(len(mbs)) - len(mbs)):  # sharded: as many forwards as every rank
-            self._logprobs(self.policy, self._padding_micro_batch(pad_id))
+            padding_micro_batch(pad_id).logprobs(self.policy, scoring, self.device)
         for mb in mbs:
-            lp = self._logprobs(self.policy, mb)  # [b, T]
-            mask, _, rollout_old = self._micro_tensors(mb)
+            lp = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
+            mask, _, rollout_old = loss_tensors(mb, self.device)
             self.sync_check.add(lp, rollout_old, mask)
-            if isinstance(mb, list):
-                for sample, value in zip(mb, lp[:, 0].tolist()):
-                    sample.rollout_logprob = value
-                continue
-            for row, index in enumerate(mb.indices):
-                n = len(samples[index].input_ids)
-                samples[index].rollout_logprobs = lp[row, :n].tolist()
+            mb.store_rollout_logprobs(lp)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.algos.grpo import GRPO, GRPOConfig
+from coevo.core.algos.micro_batches import padding_micro_batch
 from coevo.core.fields import registry_name
 
 
@@ -27,5 +28,5 @@ class UnequalForwards(GRPO):
 
     def update(self, samples):
         if dist.rank() == dist.world_size() - 1:  # a forward no other rank makes
-            self._logprobs(self.policy, self._padding_micro_batch(self.context.tokenizer.pad_token_id))
+            padding_micro_batch(self.context.tokenizer.pad_token_id).logprobs(self.policy, self.scoring, self.device)
         return super().update(samples)

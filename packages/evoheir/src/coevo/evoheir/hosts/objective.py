@@ -14,8 +14,14 @@ from collections.abc import Callable
 import torch
 
 from coevo.core.agent.types import Episode
-from coevo.core.algos.batching import Sample, micro_batches
-from coevo.core.policy.logprobs import sequence_token_logprobs
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.micro_batches import (
+    LogprobScoring,
+    loss_normalizer,
+    loss_tensors,
+    padding_micro_batch,
+    split_micro_batches,
+)
 from coevo.core.policy.sharding import clip_grad_norm
 from coevo.evoheir.records import Record
 
@@ -37,21 +43,21 @@ def policy_gradient_step(
     if not lockstep(len(samples)):
         return 0.0, 0
     model.train()
-    normalizer = float(max(1, sum(sum(s.agent_mask) for s in samples)))
+    normalizer = loss_normalizer(samples, "token_mean")
+    scoring = LogprobScoring(pad_id, temperature, skip_prompt=False)
     total, tokens = 0.0, 0
-    mbs = micro_batches(samples, max_tokens, pad_id) if samples else []
+    mbs = split_micro_batches(samples, max_tokens, pad_id) if samples else []
     padding = lockstep(len(mbs)) - len(mbs)  # agreed before any forward
     device = next(model.parameters()).device
     for mb in mbs:
-        logprobs = sequence_token_logprobs(model, mb.input_ids.to(device), mb.attention_mask.to(device),
-                                           temperature)  # [b, T]
-        loss = -(logprobs * mb.advantages.to(device) * mb.agent_mask.to(device)).sum() / normalizer
+        mask, advantages, _ = loss_tensors(mb, device)  # [b, T]
+        logprobs = mb.logprobs(model, scoring, device)  # [b, T]
+        loss = -(logprobs * advantages * mask).sum() / normalizer
         loss.backward()
         total += float(loss.detach())
-        tokens += int(mb.attention_mask.sum())
+        tokens += mb.forward_tokens
     for _ in range(padding):  # the forward and backward of a two-token sequence, loss x 0
-        ids = torch.full((1, 2), pad_id, dtype=torch.long, device=device)  # [1, 2]
-        (sequence_token_logprobs(model, ids, torch.ones_like(ids), temperature).sum() * 0.0).backward()
+        (padding_micro_batch(pad_id).logprobs(model, scoring, device).sum() * 0.0).backward()
     clip_grad_norm(model, grad_clip)  # sharded: the norm over every rank's shards
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
