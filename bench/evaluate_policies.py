@@ -2,7 +2,7 @@
 
 Used to put runs that were evaluated greedily only (before ``eval.mode=sample`` became the default)
 on the same footing as new ones: the same ``coevo.core.evaluation.evaluate`` call and settings
-as ``coevo-train``'s default evaluation (``configs/train.yaml``: 60 ``eval_in_distribution``
+as ``coevo-train``'s default evaluation (``train.yaml``: 60 ``eval_in_distribution``
 tasks, ``--samples`` sampled episodes per task from sampling seed 0, and each task once greedily).
 
     .venv/bin/python bench/evaluate_policies.py --samples 4 runs/<run>/policy .cache/coevo/warmstart/<key> ...
@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core.cli.components import env_factory
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import validate
 from coevo.core.evaluation import evaluate, with_greedy
@@ -44,8 +44,7 @@ def main() -> None:
     parser.add_argument("--override", nargs="*", default=[], help="Hydra overrides of the train config (env, agent)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
-        cfg = compose("train", overrides=args.override)
+    cfg = compose_config("train", args.override, repository=str(ROOT / "configs"))
     settings = validate(cfg, TrainSchema, "train")
     _, _, make_env = env_factory(cfg.env)
     for folder in args.folders:

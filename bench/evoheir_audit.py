@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core.cli import train
+from coevo.core.cli.config_sources import compose_config
 from coevo.evoheir.audit import summarize_audit
 from coevo.evoheir.heircommit import HeirCommit
 
@@ -55,8 +55,7 @@ def main() -> None:
     made = []
     original = train.configured_callbacks
     train.configured_callbacks = lambda nodes: made.extend(original(nodes)) or made
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
-        cfg = compose("train", overrides=overrides)
+    cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
     start = time.perf_counter()
     train.run(cfg)
     seconds = time.perf_counter() - start

@@ -19,16 +19,15 @@ import time
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core.cli import train
+from coevo.core.cli.config_sources import compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(name: str, overrides: list[str], run_root: str) -> dict:
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
-        cfg = compose("train", overrides=[*overrides, f"run_dir={run_root}/{name}", "overwrite=true"])
+    cfg = compose_config("train", [*overrides, f"run_dir={run_root}/{name}", "overwrite=true"], repository=str(ROOT / "configs"))
     start = time.perf_counter()
     result = train.run(cfg)
     summary = json.loads((Path(run_root) / name / "evoheir_summary.json").read_text())

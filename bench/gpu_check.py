@@ -113,10 +113,9 @@ def overrides(args: argparse.Namespace, run_dir: str) -> list[str]:
 
 
 def compose_config(args: argparse.Namespace, run_dir: str):
-    from hydra import compose, initialize_config_dir
+    from coevo.core.cli.config_sources import compose_config
 
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
-        return compose("train", overrides=overrides(args, run_dir))
+    return compose_config("train", overrides(args, run_dir), repository=str(ROOT / "configs"))
 
 
 def model_parameters(args: argparse.Namespace, vocab: int) -> int:

@@ -33,13 +33,12 @@ from hot_path_ab import worktree  # noqa: E402
 
 def record(tmp: Path) -> dict:
     """Samples of one math step and one household step (default configs), and their model folders."""
-    from hydra import compose, initialize_config_dir
     from peer.model_folder import warm_start_folder
 
     from coevo.core.agent.loop import AgentLoop
     from coevo.core.algos.grpo import episode_samples
     from coevo.core.cli.components import env_factory
-    from coevo.core.cli.config_dir import find_config_dir
+    from coevo.core.cli.config_sources import compose_config
     from coevo.core.cli.schema import TrainSchema
     from coevo.core.config import validate
     from coevo.core.policy.builders import load_pretrained
@@ -48,8 +47,7 @@ def record(tmp: Path) -> dict:
     torch.set_num_threads(1)
     out = {}
     for name, overrides, loss in (("math", ["env=math"], "tokens"), ("household", [], "softmax")):
-        with initialize_config_dir(config_dir=find_config_dir(), version_base="1.3"):
-            cfg = compose("train", overrides=overrides)
+        cfg = compose_config("train", overrides)
         settings = validate(cfg, TrainSchema, "train")
         folder = warm_start_folder(cfg)  # the (cached) warm start of this config
         model, tokenizer = load_pretrained(folder)

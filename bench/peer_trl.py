@@ -84,7 +84,7 @@ def main() -> int:
     parser.add_argument("--tasks-per-step", type=int, default=4)
     parser.add_argument("--group-size", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=3e-4, help="coevo's GRPO default (configs/algo/grpo.yaml)")
+    parser.add_argument("--lr", type=float, default=3e-4, help="coevo's GRPO default (GRPOConfig)")
     parser.add_argument("--kl", type=float, default=0.0, help="KL weight (TRL's beta, coevo's algo.kl_coef)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads on both sides")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

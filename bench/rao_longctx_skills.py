@@ -22,11 +22,11 @@ from collections import Counter
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core import registry
 from coevo.core.cli import train
 from coevo.core.cli.components import engine_component, env_factory
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import build_component, validate
 from coevo.core.policy.builders import load_pretrained
@@ -65,8 +65,7 @@ def main() -> None:
     parser.add_argument("overrides", nargs="*", help="coevo-train overrides (after --)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        cfg = compose("train", overrides=["algo=rao", *args.overrides])
+    cfg = compose_config("train", ["algo=rao", *args.overrides], repository=CONFIGS)
     settings = validate(cfg, TrainSchema, "train")
     algo_cls, algo = build_component(registry.algorithms, cfg.algo, "algo")
     _, env_cfg, make_env = env_factory(cfg.env)

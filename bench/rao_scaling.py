@@ -34,11 +34,11 @@ import time
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core import registry
 from coevo.core.cli import train
 from coevo.core.cli.components import engine_component, env_factory
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import build_component, validate
 from coevo.core.policy.builders import load_pretrained
@@ -48,8 +48,7 @@ CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 
 
 def compose_run(run_dir: Path, overrides: list[str]):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        return compose("train", overrides=["algo=rao", f"run_dir={run_dir}", "overwrite=true", *overrides])
+    return compose_config("train", ["algo=rao", f"run_dir={run_dir}", "overwrite=true", *overrides], repository=CONFIGS)
 
 
 def steps_to_target(metrics: list[dict], prefix: str, target: float) -> dict:

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core.cli import train
+from coevo.core.cli.config_sources import compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = {
@@ -49,8 +49,7 @@ def run_one(method: str, seed: int, steps: int, extra: list[str], out: Path, rsi
         extra = [*extra, *rsipo_extra]
     overrides = [*METHODS[method], f"seed={seed}", f"trainer.max_steps={steps}", f"run_dir={run_dir}",
                  "overwrite=true", "trainer.progress_bar=false", "trainer.checkpoint_every=1000", *extra]
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
-        cfg = compose("train", overrides=overrides)
+    cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
     start = time.perf_counter()
     result = train.run(cfg)
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]

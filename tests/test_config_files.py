@@ -1,5 +1,13 @@
-"""Every preset under configs/ sets every field of its component's schema, so that any key can be
-overridden from the command line (Hydra refuses to override a key the preset does not list)."""
+"""The config dataclasses are the one source of defaults, and every preset exposes every field.
+
+- Every preset of a component group composes to a node holding every field of its component's
+  schema, so that any key can be overridden from the command line (Hydra refuses to override a key
+  the node does not hold).
+- A preset that inherits a base node (``defaults: [base_<name>, _self_]``) lists only the keys
+  that differ from it: a value equal to the inherited default would be a second source.
+- The rollout presets, which list every field (the vLLM engine's Config needs vLLM to be read),
+  equal their dataclass's defaults.
+"""
 
 import dataclasses
 import typing
@@ -9,10 +17,18 @@ import pytest
 from omegaconf import OmegaConf
 
 from coevo.core import registry
-from coevo.core.cli.schema import TrainSchema
+from coevo.core.cli.config_defaults import COMPONENT_GROUPS, component_node, defaults_of, run_settings
+from coevo.core.cli.config_sources import (
+    compose_config,
+    package_config_dir,
+    package_config_modules,
+    preset_names,
+)
+from coevo.core.cli.schema import EvalSchema, TrainerSettings, TrainSchema
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-GROUPS = {"algo": registry.algorithms, "env": registry.envs, "model": registry.models, "rollout": registry.rollout_engines}
+REPOSITORY = str(Path(__file__).resolve().parents[1] / "configs")
+GROUPS = {**COMPONENT_GROUPS, "rollout": registry.rollout_engines}
+HF_PATH = ["model.path=/nonexistent/model"]  # model=hf needs a folder; only the node's shape is checked
 
 
 def missing_keys(node, schema, prefix=""):
@@ -28,27 +44,88 @@ def missing_keys(node, schema, prefix=""):
     return missing
 
 
-@pytest.mark.parametrize("path", sorted(p for group in GROUPS for p in (CONFIGS / group).glob("*.yaml")), ids=str)
-def test_preset_lists_every_field(path):
-    node = OmegaConf.load(path)
-    if "defaults" in node:  # a "# @package _global_" preset that also picks other groups (evoheir → env=math)
-        node = node[path.parent.name]
+def component_of(group, node):
     try:
-        component = GROUPS[path.parent.name].get(node.name)
+        return GROUPS[group].get(node.name)
     except registry.RegistryError as exc:  # an optional dependency (vllm) absent here: its own suite checks it
         if "failed to import" not in str(exc):
             raise
         pytest.skip(str(exc).splitlines()[0])
-    schema = component.Config
-    fields = {f.name for f in dataclasses.fields(schema)}
-    assert missing_keys(node, schema) == []
-    assert set(node.keys()) - fields <= {"name"}, "keys the schema does not know"
 
 
-def test_train_yaml_lists_every_top_level_field():
-    node = OmegaConf.load(CONFIGS / "train.yaml")
+def composed_nodes(group, name):
+    """``[(node, …)]`` of preset ``group/name`` as a run sees it (a callbacks preset: its one entry)."""
+    override = f"+callbacks={name}" if group == "callbacks" else f"{group}={name}"
+    extra = HF_PATH if (group, name) == ("model", "hf") else []
+    cfg = compose_config("train", [override, *extra], repository=REPOSITORY)
+    return list(cfg.callbacks.values()) if group == "callbacks" else [cfg[group]]
+
+
+PRESETS = [(group, name) for group in GROUPS for name in preset_names(group, REPOSITORY)]
+
+
+@pytest.mark.parametrize("group,name", PRESETS, ids=lambda v: str(v))
+def test_every_preset_holds_every_field(group, name):
+    for node in composed_nodes(group, name):
+        schema = component_of(group, node).Config
+        assert missing_keys(node, schema) == []
+        assert set(node.keys()) - {f.name for f in dataclasses.fields(schema)} <= {"name"}, "unknown keys"
+
+
+def preset_files():
+    """(group, path) of every YAML preset shipped by core and the installed packages."""
+    from importlib import resources
+
+    folders = [Path(package_config_dir())] + [Path(str(resources.files(m))) for m in package_config_modules()]
+    return [(path.parent.name, path) for folder in folders for path in sorted(folder.glob("*/*.yaml"))]
+
+
+def _leaves(node, prefix=""):
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            out |= _leaves(value, f"{prefix}{key}.")
+        return out
+    return {prefix[:-1]: node}
+
+
+def base_of(group, path):
+    """The base node a preset file inherits, and where its own keys sit in it (None: no base)."""
+    raw = OmegaConf.to_container(OmegaConf.load(path))
+    for entry in raw.get("defaults", []):
+        text = entry if isinstance(entry, str) else ""
+        if text.startswith("base_"):
+            base_name, _, package = text.partition("@")
+            name = base_name.removeprefix("base_")
+            if group == "trainer":
+                return defaults_of(TrainerSettings), raw, ""
+            node = component_node(COMPONENT_GROUPS[group], name)
+            return ({name: node} if group == "callbacks" else node), raw, package
+    return None, raw, ""
+
+
+@pytest.mark.parametrize("group,path", preset_files(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_a_preset_lists_only_what_differs_from_its_base(group, path):
+    base, raw, package = base_of(group, path)
+    if base is None:
+        pytest.skip("inherits another preset or lists every field (rollout)")
+    own = raw.get(package, {}) if package else {k: v for k, v in raw.items() if k != "defaults"}
+    base_leaves = _leaves(base)
+    repeated = {k: v for k, v in _leaves(own).items() if k in base_leaves and base_leaves[k] == v and k != "name"}
+    assert repeated == {}, f"{path} repeats its base's defaults"
+
+
+@pytest.mark.parametrize("name", ["hf"])
+def test_rollout_presets_equal_their_dataclass(name):
+    node = OmegaConf.to_container(compose_config("train", [f"rollout={name}"]).rollout)
+    assert node == {**defaults_of(registry.rollout_engines.get(name).Config), "name": name}
+
+
+def test_the_run_settings_come_from_the_schemas():
+    cfg = compose_config("train", [], repository=REPOSITORY)
     for group in ("agent", "warmstart", "eval"):
-        hint = typing.get_type_hints(TrainSchema)[group]
-        assert missing_keys(node[group], hint, group + ".") == []
-    trainer = OmegaConf.load(CONFIGS / "trainer" / "cpu.yaml")
-    assert missing_keys(trainer, typing.get_type_hints(TrainSchema)["trainer"]) == []
+        assert missing_keys(cfg[group], typing.get_type_hints(TrainSchema)[group], group + ".") == []
+    assert missing_keys(cfg.trainer, TrainerSettings) == []
+    assert set(run_settings(TrainSchema)) <= set(cfg.keys())
+    evaluated = compose_config("eval", ["checkpoint=x"], repository=REPOSITORY)
+    assert set(run_settings(EvalSchema)) <= set(evaluated.keys())

@@ -4,10 +4,10 @@ the schemas of the components it selects (a dummy ``model.path``); the papers' n
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from coevo.core import registry
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import ConfigError, build_component, validate
 
@@ -16,8 +16,7 @@ PRESETS = sorted(p.stem for p in (CONFIGS / "experiment").glob("*.yaml"))
 
 
 def _compose(*overrides):
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        return compose("train", overrides=list(overrides))
+    return compose_config("train", list(overrides), repository=str(CONFIGS))
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -9,18 +9,17 @@ import json
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core import registry
 from coevo.core.cli import eval as eval_cli
 from coevo.core.cli import train
+from coevo.core.cli.config_sources import compose_config
 
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
 
 
 def _compose(name, overrides):
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        return compose(name, overrides=overrides)
+    return compose_config(name, overrides, repository=CONFIG_DIR)
 
 
 def test_household_is_discovered_from_the_installed_plugin():

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import torch
-from hydra import compose, initialize_config_dir
 
 from coevo.core.cli import train
+from coevo.core.cli.config_sources import compose_config
 
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
 
@@ -24,8 +24,7 @@ def _rows(path):
 def test_rsipo_trains_on_search(tmp_path):
     torch.set_num_threads(1)
     run_dir = tmp_path / "run"
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        cfg = compose("train", overrides=[
+    cfg = compose_config("train", [
             "algo=rsipo", "env=search", f"run_dir={run_dir}", f"warmstart.cache_dir={tmp_path / 'cache'}",
             f"env.index_dir={tmp_path / 'index'}", "env.num_people=12",
             "model.hidden_size=32", "model.num_layers=2", "model.num_heads=2", "model.num_kv_heads=1",
@@ -34,7 +33,7 @@ def test_rsipo_trains_on_search(tmp_path):
             "algo.tasks_per_step=2", "algo.group_size=4", "algo.skip_zero_advantage=false",
             "agent.sampling.max_new_tokens=16", "algo.skill.max_new_tokens=16",
             "eval.num_tasks=2", "eval.samples_per_task=2",
-        ])
+        ], repository=CONFIG_DIR)
     result = train.run(cfg)
     assert result["steps"] == 2
     skills = _rows(run_dir / "skills.jsonl")

@@ -1,7 +1,7 @@
 """The workload both frameworks run: same model folder, prompts, reward and hyper-parameters.
 
 Prompts are coevo's single-turn math prompts (the ``math`` environment's generated problems,
-rendered by the agent loop's prompt builder with the default ``configs/train.yaml`` settings).
+rendered by the agent loop's prompt builder with the default ``train.yaml`` settings).
 The reward is the environment's own: ``parse_action`` (the last ``\\boxed{}``; a reply without
 one, or without an end-of-turn token, is invalid) and ``step`` (math-verify), minus
 ``invalid_penalty`` for an invalid reply, exactly as coevo's agent loop scores an episode.
@@ -13,12 +13,11 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from coevo.core.agent.prompt import PromptSettings, build_messages, opening
 from coevo.core.cli.components import env_factory
-from coevo.core.cli.config_dir import find_config_dir
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import validate
 from coevo.core.env.protocol import Environment, Task
@@ -34,7 +33,7 @@ class Workload:
     lr: float = 3e-4
     kl_coef: float = 0.0  # TRL's default beta; 0: no reference forward on either side
     temperature: float = 1.0
-    invalid_penalty: float = 0.1  # coevo's default (configs/train.yaml)
+    invalid_penalty: float = 0.1  # coevo's default (train.yaml)
     threads: int = 1  # torch threads on both sides
     seed: int = 0
     first_task: int = 0  # train-split index of the first problem
@@ -55,7 +54,7 @@ class Workload:
 
 
 def train_config(w: Workload) -> DictConfig:
-    """``configs/train.yaml`` with ``env=math algo=grpo`` and the workload's settings."""
+    """``train.yaml`` with ``env=math algo=grpo`` and the workload's settings."""
     overrides = [
         "env=math", "algo=grpo", f"seed={w.seed}",
         f"algo.tasks_per_step={w.tasks_per_step}", f"algo.group_size={w.group_size}",
@@ -69,8 +68,7 @@ def train_config(w: Workload) -> DictConfig:
         f"trainer.max_steps={w.steps}", f"trainer.cpu_threads={w.threads}", "trainer.precision=32-true",
         *w.env_overrides,
     ]
-    with initialize_config_dir(config_dir=find_config_dir(), version_base="1.3"):
-        return compose("train", overrides=overrides)
+    return compose_config("train", overrides)
 
 
 def settings(cfg: DictConfig) -> TrainSchema:

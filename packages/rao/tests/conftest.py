@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf, open_dict
 from rao_sums_env import SumsConfig, SumsEnv
 
 from coevo.core import registry
 from coevo.core.agent.prompt import PromptSettings
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.expert_data import corpus_texts
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
@@ -45,9 +45,8 @@ def compose_train(tmp_path):
     """``compose_train(*overrides, env={...})`` → a fast ``algo=rao`` config on rao_sums under tmp_path."""
 
     def _compose(*overrides: str, env: dict | None = None):
-        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-            cfg = compose("train", overrides=["algo=rao", *FAST, f"warmstart.cache_dir={tmp_path / 'cache'}",
-                                              f"run_dir={tmp_path / 'run'}", *overrides])
+        cfg = compose_config("train", ["algo=rao", *FAST, f"warmstart.cache_dir={tmp_path / 'cache'}",
+                                              f"run_dir={tmp_path / 'run'}", *overrides], repository=CONFIG_DIR)
         with open_dict(cfg):
             cfg.env = OmegaConf.create({"name": "rao_sums", "length": 4, "leaf": 2, **(env or {})})
         return cfg

@@ -1,9 +1,9 @@
 """``eval.depth`` / ``eval.size`` through RAO's presets: the out-of-distribution split (or the
 report's extra size row) is evaluated at the requested difficulty."""
 
-from hydra import compose, initialize_config_dir
 
 from coevo.core.cli.components import env_factory
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.eval_range import apply_eval_range
 from coevo.core.testing.fast_configs import repository_configs
 from coevo.rao.evaluation import beyond_range, scaled_env_factory
@@ -12,8 +12,7 @@ CONFIG_DIR = repository_configs(__file__)
 
 
 def _env(*overrides):
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        cfg = compose("train", overrides=["algo=rao", *overrides])
+    cfg = compose_config("train", ["algo=rao", *overrides], repository=CONFIG_DIR)
     cfg = apply_eval_range(cfg, cfg.eval.before or cfg.eval.after)  # RAO: core's flat eval is off
     return env_factory(cfg.env)[2]
 

@@ -2,14 +2,11 @@
 overrides go on top; ``env=<name>`` chooses another environment."""
 
 import pytest
-from hydra import compose, initialize_config_dir
+from conftest import compose_installed
 from omegaconf import OmegaConf
 
 from coevo.core.cli.errors import InputError
 from coevo.core.cli.eval import with_run_settings
-from coevo.core.testing.fast_configs import repository_configs
-
-CONFIGS = repository_configs(__file__)
 
 
 @pytest.fixture
@@ -20,9 +17,8 @@ def run_folder(tmp_path):
 
 
 def _settings(*overrides: str):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        cfg = compose("eval", overrides=list(overrides))
-    return with_run_settings(cfg, list(overrides))
+    cfg = compose_installed("eval", list(overrides))  # the default env as composed (boxes without coevo-envs)
+    return with_run_settings(cfg, list(overrides))  # the command line as the user typed it
 
 
 def test_env_overrides_change_the_runs_own_env(run_folder):

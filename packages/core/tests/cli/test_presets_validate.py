@@ -1,6 +1,7 @@
-"""Every shipped preset under ``configs/`` still validates against the declared field ranges.
+"""Every preset shipped by the installed packages and the repository's ``configs/`` still validates
+against the declared field ranges.
 
-Each preset is composed with the repository's ``train.yaml`` (``eval.yaml`` for the eval config)
+Each preset is composed with core's ``train.yaml`` (``eval.yaml`` for the eval config)
 and run through the same checks ``coevo-train`` makes before any work: the top-level schema, then
 every component node against its registered ``Config``. A preset whose plugin or backend is not
 installed here (vLLM) is skipped, not failed.
@@ -11,25 +12,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
+from conftest import CONFIG_DIR, compose_installed
 from omegaconf import OmegaConf
 
 from coevo.core import registry
+from coevo.core.cli.config_sources import preset_names
 from coevo.core.cli.schema import EvalSchema, TrainSchema
 from coevo.core.config import build_component, validate
-from coevo.core.testing.fast_configs import repository_configs
 
-CONFIGS = Path(repository_configs(__file__))
+CONFIGS = Path(CONFIG_DIR)
 HF_PATH = "model.path=/nonexistent/model"  # model=hf needs a folder; only its shape is checked here
 
 
 def _names(group: str) -> list[str]:
-    return sorted(p.stem for p in (CONFIGS / group).glob("*.yaml"))
+    return preset_names(group, repository=str(CONFIGS))
 
 
 def _check_train(overrides: list[str]) -> None:
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        cfg = compose("train", overrides=overrides)
+    cfg = compose_installed("train", overrides)
     if cfg.model.name == "hf" and OmegaConf.is_missing(cfg.model, "path"):
         cfg.model.path = "/nonexistent/model"
     validate(cfg, TrainSchema, "train")
@@ -73,6 +73,5 @@ def test_other_presets_validate(group):
 
 
 def test_eval_config_validates():
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        cfg = compose("eval", overrides=["checkpoint=runs/some-run"])
+    cfg = compose_installed("eval", ["checkpoint=runs/some-run"])
     validate(cfg, EvalSchema, "eval")

@@ -6,11 +6,11 @@ import sys
 
 import pytest
 from conftest import CONFIG_DIR
-from hydra import compose, initialize_config_dir
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf, open_dict
 
 from coevo.core.cli import train
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.resume_policy import command_line_keys, record_resume, resumed_config
 from coevo.core.config import ConfigError
 
@@ -81,8 +81,7 @@ def test_without_a_command_line_every_difference_counts(compose_train, saved_run
 
 def test_command_line_keys_come_from_hydra():
     assert command_line_keys() is None  # no Hydra run: programmatic
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        cfg = compose("train", overrides=["algo=rsipo", "algo.optim.lr=5.0", "resume=x"], return_hydra_config=True)
+    cfg = compose_config("train", ["algo=rsipo", "algo.optim.lr=5.0", "resume=x"], return_hydra_config=True, repository=CONFIG_DIR)
     HydraConfig.instance().set_config(cfg)
     try:
         assert command_line_keys() == ["algo", "algo.optim.lr", "resume"]

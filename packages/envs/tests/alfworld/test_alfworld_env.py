@@ -7,13 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 
 from coevo.core import registry
 from coevo.core.cli.components import env_factory
+from coevo.core.cli.config_sources import compose_config
 from coevo.envs.alfworld.env import AlfworldEnv
-
-CONFIGS = Path(__file__).resolve().parents[4] / "configs"
 
 # (split, index) of quick games, one per task type (the planner takes 0.05-2 s a step on kitchens)
 EXPERT_GAMES = [
@@ -29,7 +27,7 @@ EXPERT_GAMES = [
 def test_registered_and_built_from_the_preset(data_root):
     assert registry.envs.get("alfworld") is AlfworldEnv
     pytest.importorskip("textworld", reason="the ALFWorld engine is not installed: pip install 'coevo-envs[alfworld]'")
-    env_cls, config, make_env = env_factory(OmegaConf.load(CONFIGS / "env" / "alfworld.yaml"))
+    env_cls, config, make_env = env_factory(compose_config("train", ["env=alfworld"]).env)
     env = make_env()
     assert env_cls is AlfworldEnv and config.max_steps == env.max_steps == 50
     assert env.num_tasks("eval_in_distribution") == 140 and env.num_tasks("train") == 200

@@ -1,22 +1,21 @@
 """Each recursive environment is registered by coevo-envs' plugin, forkable, and its Hydra preset
-validates against its Config (spelling out the defaults).
+composes to exactly its Config's defaults (the preset inherits them: one source of defaults).
 
 The plugin's ``register()`` runs into a fresh registry, without entry-point discovery (which would
 import every installed coevo package); ``tests/test_plugin.py`` covers discovery itself.
 """
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 from omegaconf import OmegaConf
 
 from coevo.core import registry
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.config import validate
 from coevo.envs import plugin
 
 NAMES = ["longctx", "algebra", "craft", "maze"]
-PRESETS = Path(__file__).resolve().parents[4] / "configs" / "env"
 
 
 @pytest.fixture
@@ -29,17 +28,21 @@ def envs(monkeypatch) -> registry.Registry:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_registered_forkable_and_the_preset_matches_the_config(envs, name):
+def test_registered_and_forkable(envs, name):
     cls = envs.get(name)
     assert cls.name == name and cls.forkable
-    node = OmegaConf.load(PRESETS / f"{name}.yaml")
-    assert node.pop("name") == name
-    config = validate(node, cls.Config, "env")
-    assert config == cls.Config()
-    assert {f.name for f in dataclasses.fields(cls.Config)} == set(node)
     assert {f.type for f in dataclasses.fields(cls.Config)} <= {"int", "float", "bool", "str", "list[str]"}
-    env = cls(config)
+    env = cls(cls.Config())
     assert env.reset(env.task("train", 0))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_preset_composes_to_the_configs_defaults(name):
+    node = compose_config("train", [f"env={name}"]).env
+    assert node.pop("name") == name
+    cls = registry.envs.get(name)
+    assert validate(node, cls.Config, "env") == cls.Config()
+    assert {f.name for f in dataclasses.fields(cls.Config)} == set(node)  # every key overridable
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -149,9 +149,7 @@ def report(size: ModelSize, plans: list[Plan], world: int) -> str:
 
 
 def print_plan(overrides: list[str]) -> None:
-    from hydra import compose, initialize_config_dir
-
-    from coevo.core.cli.config_dir import find_config_dir
+    from coevo.core.cli.config_sources import compose_config
     from coevo.core.cli.errors import stage
     from coevo.core.cli.schema import TrainSchema
     from coevo.core.cli.strategy import process_count
@@ -159,8 +157,7 @@ def print_plan(overrides: list[str]) -> None:
     from coevo.core.policy.lora import LoraSettings
 
     with stage("config"):
-        with initialize_config_dir(config_dir=find_config_dir(), version_base="1.3"):
-            cfg = compose("train", overrides=overrides)
+        cfg = compose_config("train", overrides)
         settings = validate(cfg, TrainSchema, "train")
         lora = LoraSettings(**dict(cfg.model.get("lora") or {}))
     with stage("model folder"):

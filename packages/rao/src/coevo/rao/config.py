@@ -12,7 +12,7 @@ from coevo.core.algos.grpo import GRPOConfig
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, checked, choice, path, registry_name, split_name
 from coevo.rao.credit import CreditSettings
-from coevo.rao.settings import RecursionSettings
+from coevo.rao.settings import DelegationSettings, RecursionSettings
 
 FLAT_BASELINES = ("train", "policy", "off")
 
@@ -54,7 +54,9 @@ class ReportSettings:
 class RAOConfig(GRPOConfig):
     name: str = registry_name("rao")
     kl_coef: float = bounded(0.0, ge=0)  # no reference forward: every node's own reward anchors it
-    recursion: RecursionSettings = field(default_factory=RecursionSettings)
+    # RAO lists the oracle's sub-goals in the prompt (a bare RecursionSettings does not)
+    recursion: RecursionSettings = field(
+        default_factory=lambda: RecursionSettings(delegation=DelegationSettings(show_options=True)))
     credit: CreditSettings = field(default_factory=CreditSettings)
     # the flat agent of the report: train (its own copy of the warm-started weights, trained with
     # delegation disabled on the same tasks for the same steps) | policy (the RAO policy with
@@ -68,7 +70,7 @@ class RAOConfig(GRPOConfig):
     warmstart_answer_episodes: int = bounded(0, ge=0)
     sizes: SizeSettings = field(default_factory=SizeSettings)
     report: ReportSettings = field(default_factory=ReportSettings)
-    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=1e-4))
+    optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=5e-4))
 
     def __post_init__(self):
         super().__post_init__()

@@ -21,7 +21,9 @@ from coevo.core.policy.logprobs import sequence_token_logprobs
 class SFTSettings:
     epochs: int = bounded(3, ge=1)  # passes over the expert examples (0 would cache an untrained model)
     batch_size: int = bounded(32, ge=1)  # sequences per optimizer step
-    group_by_length: bool = False  # true: batches of similar-length turns (less padding; see configs/train.yaml)
+    # true: batches of similar-length turns. Padding (21% of tokens) goes, one SFT epoch took 23 s
+    # instead of 30 s here, but the household warm start fell from 33.8% to 7.9% held-out success
+    group_by_length: bool = False
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-3, warmup_steps=20, decay_steps=0))
 
 

@@ -8,21 +8,18 @@ overridden) or any local Hugging Face model folder.
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 from rich.markup import escape
 
 from coevo.core.cli.components import engine_component, env_factory
-from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.errors import InputError, debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.hydra_entry import run_hydra
 from coevo.core.cli.notices import quiet_third_party
-from coevo.core.cli.overrides import precheck_overrides
 from coevo.core.cli.preflight import eval_task_count
 from coevo.core.cli.schema import EvalSchema
 from coevo.core.config import validate
@@ -129,9 +126,7 @@ def _main(cfg: DictConfig) -> None:
 def main() -> None:
     quiet_third_party()
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")
-    config_dir = find_config_dir("eval.yaml")
-    precheck_overrides(config_dir, "eval", sys.argv[1:], console)
-    hydra.main(config_path=config_dir, config_name="eval", version_base="1.3")(_main)()
+    run_hydra("eval", _main, console)
 
 
 if __name__ == "__main__":

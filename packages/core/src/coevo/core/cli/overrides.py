@@ -15,10 +15,11 @@ import re
 import sys
 from collections.abc import Sequence
 
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
+from coevo.core.cli.config_defaults import COMPONENT_GROUPS, is_base
+from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.errors import EXIT_REFUSED, print_error
 
 _COULD_NOT_OVERRIDE = re.compile(r"Could not override '([^']+)'")
@@ -29,11 +30,6 @@ def closest_first(name: str, choices: Sequence[str]) -> list[str]:
     """``choices`` with the close matches of ``name`` first (best first), then the rest in order."""
     close = difflib.get_close_matches(name, list(choices), n=len(choices), cutoff=0.6)
     return close + [c for c in choices if c not in close]
-
-
-def _compose(config_dir: str, config_name: str, overrides: list[str]) -> DictConfig:
-    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
-        return compose(config_name, overrides=overrides)
 
 
 def unknown_key_message(cfg: DictConfig, key: str) -> str:
@@ -62,7 +58,7 @@ def unparsable(overrides: list[str]) -> str | None:
     return None
 
 
-def explain(exc: Exception, config_dir: str, config_name: str, overrides: list[str]) -> str:
+def explain(exc: Exception, config_name: str, overrides: list[str]) -> str:
     """One line for a Hydra composition error of ``overrides``."""
     text = str(exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -73,29 +69,39 @@ def explain(exc: Exception, config_dir: str, config_name: str, overrides: list[s
         # the presets chosen (env=search, model=hf) without any key overrides: the node as its preset has it
         rest = [o for o in overrides if "." not in o.split("=", 1)[0]]
         try:
-            return unknown_key_message(_compose(config_dir, config_name, rest), key)
+            return unknown_key_message(compose_config(config_name, rest), key)
         except Exception:  # noqa: BLE001 - another override is broken too: name this one anyway
             return f"unknown key {key}"
     missing = _COULD_NOT_FIND.search(text)
     options = getattr(exc, "options", None)
     if missing and "/" in missing.group(1):
         group, _, value = missing.group(1).rpartition("/")
-        choices = closest_first(value, list(options)) if options else []
-        return (f"{group}={value}: no such preset in configs/{group}/"
-                + (f"; choose one of {choices}" if choices else ""))
+        return missing_preset(group, value, [o for o in options or () if not is_base(o)])
     if type(exc).__name__ == "OverrideParseException":
         return (f"cannot parse the override {unparsable(overrides) or ' '.join(overrides)!r} ({lines[0]}); "
                 f"write key=value, quoting a value that holds spaces, brackets or '=' as key='value'")
     return " ".join(lines) or type(exc).__name__
 
 
-def precheck_overrides(config_dir: str, config_name: str, argv: Sequence[str], console: Console) -> None:
+def missing_preset(group: str, value: str, options: list[str]) -> str:
+    """``algo=rao: … install coevo-rao`` where a package that is not installed provides it, else the
+    presets there are, closest first."""
+    kind = COMPONENT_GROUPS.get(group)
+    if kind is not None and value not in kind and value in kind.hints:
+        package = kind.hints[value]
+        return f"{group}={value}: {kind.kind} '{value}' is provided by {package}, which is not installed: pip install {package}"
+    choices = closest_first(value, options)
+    return (f"{group}={value}: no such preset in {group}/ of the installed packages' configs"
+            + (f"; choose one of {choices}" if choices else ""))
+
+
+def precheck_overrides(config_name: str, argv: Sequence[str], console: Console) -> None:
     """Compose ``config_name`` with ``argv``; a failure is printed as one line and exits 2."""
     overrides = list(argv)
     if any(arg.startswith("-") for arg in overrides):
         return  # Hydra flags (--help, --cfg job, -m): Hydra's own handling
     try:
-        _compose(config_dir, config_name, overrides)
+        compose_config(config_name, overrides)
     except Exception as exc:  # noqa: BLE001 - every composition error becomes one line
-        print_error(console, f"error (command line): {explain(exc, config_dir, config_name, overrides)}")
+        print_error(console, f"error (command line): {explain(exc, config_name, overrides)}")
         sys.exit(EXIT_REFUSED)

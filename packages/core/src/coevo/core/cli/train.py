@@ -21,7 +21,6 @@ import time
 import warnings
 from pathlib import Path
 
-import hydra
 import lightning as L
 import torch
 from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar, TQDMProgressBar
@@ -38,11 +37,10 @@ from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
 from coevo.core.callbacks.metrics_history import MetricsHistory
 from coevo.core.callbacks.policy_export import PolicyExport
 from coevo.core.cli.components import as_plain, engine_component, env_factory
-from coevo.core.cli.config_dir import find_config_dir
 from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.hydra_entry import run_hydra
 from coevo.core.cli.notices import quiet_third_party
-from coevo.core.cli.overrides import precheck_overrides
 from coevo.core.cli.preflight import check_writable_folder, eval_task_count
 from coevo.core.cli.processes import start_processes
 from coevo.core.cli.resume_policy import command_line_keys, record_resume, resumed_config
@@ -282,9 +280,7 @@ def main() -> None:
     # checkpoints hold the policy after step N, which is what a resume needs; the warning (with a
     # code listing) suggests saving the state before the optimizer step instead
     warnings.filterwarnings("ignore", message="Using ModelCheckpoint with manual optimization")
-    config_dir = find_config_dir()
-    precheck_overrides(config_dir, "train", sys.argv[1:], console)
-    hydra.main(config_path=config_dir, config_name="train", version_base="1.3")(_main)()
+    run_hydra("train", _main, console)
 
 
 if __name__ == "__main__":

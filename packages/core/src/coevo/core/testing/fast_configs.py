@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
+from coevo.core.cli.config_sources import REPOSITORY_MARKER, compose_config
 from coevo.core.env.actions import format_action
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 
@@ -30,23 +30,23 @@ FAST_BOXES = ["env=boxes", *TINY_MODEL, *FAST_WARMSTART, "eval.num_tasks=6", "tr
 
 
 def repository_configs(test_file: str | Path) -> str:
-    """The repository's ``configs/`` folder, found upwards from a test file."""
+    """The repository's ``configs/`` folder (experiment presets), found upwards from a test file."""
     for folder in Path(test_file).resolve().parents:
-        if (folder / "configs" / "train.yaml").is_file():
+        if (folder / "configs" / REPOSITORY_MARKER).is_dir():
             return str(folder / "configs")
-    raise FileNotFoundError(f"no configs/train.yaml above {test_file}")
+    raise FileNotFoundError(f"no configs/{REPOSITORY_MARKER}/ above {test_file}")
 
 
 def compose_fast(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_dir: Path,
                  base: Iterable[str] = FAST_BOXES) -> DictConfig:
-    """The ``train`` config: ``base``, then the warm-start cache and run folders, then ``overrides``
-    (with ``resume=<folder>`` the run folder is that folder: a resume may not move a run)."""
+    """The ``train`` config (every installed package's presets, then ``config_dir``'s): ``base``,
+    then the warm-start cache and run folders, then ``overrides`` (with ``resume=<folder>`` the run
+    folder is that folder: a resume may not move a run)."""
     overrides = list(overrides)
     resumed = [o.split("=", 1)[1] for o in overrides if o.startswith("resume=")]
     run_dir = Path(resumed[-1]) if resumed else run_dir
-    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
-        return compose("train", overrides=[*base, f"warmstart.cache_dir={cache_dir}", f"run_dir={run_dir}",
-                                           *overrides])
+    return compose_config("train", [*base, f"warmstart.cache_dir={cache_dir}", f"run_dir={run_dir}", *overrides],
+                          repository=config_dir)
 
 
 def boxes_corpus(num_tasks: int = 24, extra: Iterable[str] = ()) -> list[str]:
