@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,8 +37,10 @@ def wheel_venv(tmp_path_factory):
     base = tmp_path_factory.mktemp("wheels")
     pip_env = {**os.environ, "PIP_NO_COMPILE": "1"}  # no .pyc for torch's thousands of files
     wheels = base / "dist"
+    sources = [shutil.copytree(ROOT / "packages" / p, base / "src" / p, ignore=shutil.ignore_patterns(
+        "build", "*.egg-info", "__pycache__")) for p in PACKAGES]  # setuptools builds inside the source folder
     built = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-                  *(str(ROOT / "packages" / p) for p in PACKAGES)], cwd=base, env=pip_env)
+                  *map(str, sources)], cwd=base, env=pip_env)
     assert built.returncode == 0, built.stderr[-3000:]
     venv = base / "venv"
     assert _run([sys.executable, "-m", "venv", str(venv)], cwd=base).returncode == 0

@@ -91,7 +91,7 @@ def missing_preset(group: str, value: str, options: list[str]) -> str:
         package = kind.hints[value]
         return f"{group}={value}: {kind.kind} '{value}' is provided by {package}, which is not installed: pip install {package}"
     choices = closest_first(value, options)
-    return (f"{group}={value}: no such preset in {group}/ of the installed packages' configs"
+    return (f"{group}={value}: no preset {group}/{value} in the installed packages' or the repository's configs"
             + (f"; choose one of {choices}" if choices else ""))
 
 
