@@ -1,4 +1,4 @@
-"""``algo=evoheir`` settings (preset ``configs/algo/evoheir.yaml`` lists every field)."""
+"""``algo=evoheir`` settings (every field and its default; the preset ``algo/evoheir.yaml`` inherits them as ``base_evoheir``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``algo=rao`` settings: GRPO's update settings plus recursion, credit, baseline and report.
 
-Every field is listed (with its default and meaning) in ``configs/algo/rao.yaml``; a misspelt
-key or a bad value stops the run before any work with the key's full name.
+These dataclasses hold every field with its default and meaning (the one source: the preset
+``algo/rao.yaml`` in ``coevo/rao/configs/`` inherits them as ``base_rao``); a misspelt key or a bad value stops the run before any work with the key's full name.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
   torch.distributed.checkpoint, Lightning's own format; resharded on load, so a resume may use
   another number of processes) or ``full`` ones (gathered on rank 0, one file). The exported policy
   is always one full Hugging Face folder gathered on rank 0 (``full_module_state_dict``). Mixed precision is
-  Lightning's ``precision`` (``bf16-mixed`` in ``configs/trainer/fsdp.yaml``). The root FSDP unit is
+  Lightning's ``precision`` (``bf16-mixed`` in the ``trainer=fsdp`` preset). The root FSDP unit is
   the policy model, not the LightningModule (``coevo.core.policy.sharding`` says why). Over several
   processes each rank holds 1/N of the parameters, gradients and optimizer state; rollouts sample
   from a gathered full copy (``coevo.core.policy.full_replica``) and updates run the same number of
