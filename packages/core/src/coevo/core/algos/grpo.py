@@ -10,6 +10,7 @@ softmax over the admissible commands (``choice_batching``); both kinds of sample
 same loss code as micro-batches of one interface (``micro_batches``). With the default one optimizer step per
 batch the ratio is exactly 1 and the clipped loss is the plain policy gradient; with
 ``updates_per_batch > 1`` old log-probs are recomputed before the first update and clipping acts.
+The policy loss is chosen by name from ``registry.losses`` (``algo.loss``: clipped_pg, dapo, gspo, cispo).
 
 Launch: ``make train ALGO=grpo`` (``python -m coevo.core.cli.train algo=grpo``).
 """
@@ -26,7 +27,7 @@ from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.choice_batching import ChoiceSample
 from coevo.core.algos.context import AlgorithmContext
-from coevo.core.algos.losses import AGGREGATIONS, aggregate, clipped_policy_gradient_loss, k3_kl
+from coevo.core.algos.losses import AGGREGATIONS, aggregate, k3_kl
 from coevo.core.algos.micro_batches import (
     LogprobScoring,
     MicroBatch,
@@ -52,6 +53,10 @@ class GRPOConfig:
     # registry name of the advantage estimator (grpo | rloo)
     advantage: str = choice("grpo", registry.advantages.names)
     scale_by_std: bool = True  # divide by the group's reward std (False: Dr. GRPO)
+    # registry name of the policy loss (losses.py): clipped_pg (PPO/GRPO) | dapo (clip-higher: set
+    # clip_high=0.28) | gspo (sequence-level ratio: set tiny clips, clip_low=3e-4 clip_high=4e-4,
+    # and loss_aggregation=seq_mean_token_mean) | cispo (clipped stop-gradient IS weight: clip_high=0.28)
+    loss: str = choice("clipped_pg", registry.losses.names)
     clip_low: float = bounded(0.2, ge=0, lt=1)  # ratios below 1 - clip_low are clipped (>= 1: no lower clip left)
     clip_high: float = bounded(0.2, ge=0)  # ratios above 1 + clip_high are clipped
     kl_coef: float = bounded(0.05, ge=0)  # weight of the k3 KL to the reference policy (0: no reference forward)
@@ -107,6 +112,7 @@ class GRPO(RolloutModule):
         super().__init__(context, config.optim, config.group_size)
         self.config = config
         self.advantage_fn = registry.advantages.get(config.advantage)
+        self.loss_fn = registry.losses.get(config.loss)  # algo.loss
         self.reference = ReferencePolicy(self.policy) if config.kl_coef > 0 else None
         # training log-probs use the same temperature the tokens were sampled at
         self.logprob_temperature = context.agent.sampling.temperature if self.decoding_mode == "generate" else 1.0
@@ -197,7 +203,7 @@ class GRPO(RolloutModule):
         old = logprobs.detach() if on_policy else rollout_old
         if on_policy:  # before the step: the weights the engine should have sampled with
             self.sync_check.add(logprobs, rollout_old, mask)
-        pg_loss, pg_stats = clipped_policy_gradient_loss(
+        pg_loss, pg_stats = self.loss_fn(
             logprobs, old, adv, mask, self.config.clip_low, self.config.clip_high,
             self.config.loss_aggregation, normalizer,
         )
