@@ -1,0 +1,126 @@
+"""RSIPO's combined update, step 8 of the spec: L = L_RLVR + λ·L_OPSD(ω) + L_skill in one step.
+
+- L_RLVR: GRPO's clipped policy gradient (+ k3 KL to the reference) on the student turns in the
+  RLVR term, normalised as GRPO normalises them (``micro_batches.loss_normalizer``);
+- L_OPSD(ω) = −mean ω_x a_t log π_θ(y_t) over the student turns with a teacher (``losses.py``);
+- L_skill: policy gradient on the skill tokens with the skill reward as advantage.
+
+All micro-batches (``coevo.core.algos.micro_batches``: token or choice, one interface) backpropagate
+into one optimizer step. Sharded over ranks, every rank runs as many micro-batches of each kind as
+the rank with the most (``lockstep``; the extra ones are GRPO's padding steps, loss x 0). With λ = 0
+and no skill loss the gradient is GRPO's. ``CombinedUpdate`` is a mixin of ``RSIPO`` (``module.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import torch
+
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.losses import aggregate, clipped_policy_gradient_loss, k3_kl
+from coevo.core.algos.micro_batches import (
+    LogprobScoring,
+    MicroBatch,
+    loss_normalizer,
+    loss_tensors,
+    split_micro_batches,
+)
+from coevo.rsipo.losses import opsd_loss
+from coevo.rsipo.samples import has_teacher, opsd_units, teacher_tensor
+
+
+class CombinedUpdate:
+    def combined_update(self, samples: list, skill_samples: list[Sample]) -> dict[str, float]:
+        """8. One optimizer step on L = L_RLVR + λ L_OPSD(ω) + skill_coef L_skill (gradients of all
+        micro-batches summed): the student turns' micro-batches first, then the skills'."""
+        start = time.perf_counter()
+        cfg = self.config
+        self.policy.train()
+        pad_id = self.context.tokenizer.pad_token_id
+        pg_samples = [s for s in samples if s.in_pg]
+        pg_norm = loss_normalizer(pg_samples, cfg.loss_aggregation) if pg_samples else 1.0
+        opsd_norm = float(max(1, sum(opsd_units(s) for s in samples))) if cfg.opsd_coef > 0 else 1.0
+        forward = [s for s in samples if s.in_pg or (cfg.opsd_coef > 0 and has_teacher(s) and s.omega > 0)]
+        totals = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "opsd_loss": 0.0, "skill_loss": 0.0,
+                  "opsd/gap_sum": 0.0, "opsd/prefers_sum": 0.0, "opsd/tokens": 0.0}
+        action_mbs = split_micro_batches(forward, cfg.micro_batch_tokens, pad_id) if forward else []
+        skill_mbs = split_micro_batches(skill_samples, cfg.micro_batch_tokens, pad_id) if skill_samples else []
+        # sharded over ranks: every rank runs as many of each as the rank with the most (agreed first)
+        action_padding = self.lockstep(len(action_mbs)) - len(action_mbs)
+        skill_padding = self.lockstep(len(skill_mbs)) - len(skill_mbs)
+        for mb in action_mbs:
+            loss, parts = self._action_loss(mb, pg_norm, opsd_norm)
+            self.manual_backward(loss)
+            for key, value in parts.items():
+                totals[key] += value
+        for _ in range(action_padding):
+            self.padding_step(pad_id)
+        skill_tokens = loss_normalizer(skill_samples, "token_mean")
+        for _ in range(skill_padding):
+            self.padding_step(pad_id, with_reference=False)
+        skill_scoring = replace(self.scoring, temperature=cfg.skill.temperature)
+        for mb in skill_mbs:
+            skill_loss = self._skill_loss(mb, skill_scoring, skill_tokens)
+            self.manual_backward(cfg.skill_coef * skill_loss)
+            totals["skill_loss"] += float(skill_loss.detach())
+            totals["loss"] += cfg.skill_coef * float(skill_loss.detach())
+        totals["grad_norm"] = self.optimizer_step_with_clipping()
+        tokens = totals.pop("opsd/tokens")
+        gap, prefers = totals.pop("opsd/gap_sum"), totals.pop("opsd/prefers_sum")
+        if tokens > 0:
+            totals["opsd/gap_mean"] = gap / tokens
+            totals["opsd/teacher_prefers_share"] = prefers / tokens
+        totals["samples"] = float(len(pg_samples))
+        totals["opsd_samples"] = float(sum(1 for s in forward if has_teacher(s) and s.omega > 0))
+        totals["skill_samples"] = float(len(skill_samples))
+        totals["update_seconds"] = time.perf_counter() - start
+        return totals
+
+    def _action_loss(self, mb: MicroBatch, pg_norm: float, opsd_norm: float):
+        """A micro-batch of student turns: its RLVR term (+ k3 KL) over the turns in it, and its
+        λ-weighted OPSD term over the turns with a teacher (ω of their task)."""
+        cfg = self.config
+        scoring = self.scoring
+        rows = mb.samples
+        mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
+        pg_rows = torch.tensor([float(s.in_pg) for s in rows], device=self.device)  # [b]
+        logprobs = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
+        parts = {}
+        loss = torch.zeros((), device=self.device)
+        # sharded: the reference forward runs for every micro-batch, so all ranks run the same forwards
+        if bool(pg_rows.any()) or self.sharded_over_ranks:
+            pg_loss, _ = clipped_policy_gradient_loss(logprobs, logprobs.detach(), adv * pg_rows[:, None], mask,
+                                                      cfg.clip_low, cfg.clip_high, cfg.loss_aggregation, pg_norm)
+            loss = loss + pg_loss
+            parts["pg_loss"] = float(pg_loss.detach())
+            if self.reference is not None:
+                with self.reference.model() as ref_model, torch.no_grad():
+                    ref = mb.logprobs(ref_model, scoring, self.device)  # [b, T]
+                kl = aggregate(k3_kl(logprobs, ref), mask * pg_rows[:, None], cfg.loss_aggregation, pg_norm)
+                loss = loss + cfg.kl_coef * kl
+                parts["kl"] = float(kl.detach())
+        if cfg.opsd_coef > 0:
+            teacher_rows = torch.tensor([float(has_teacher(s)) for s in rows], device=self.device)  # [b]
+            omega = torch.tensor([s.omega for s in rows], device=self.device) * teacher_rows  # [b]
+            teacher = teacher_tensor(mb, self.device)  # [b, T]
+            opsd_mask = mask * teacher_rows[:, None]
+            distill, stats = opsd_loss(logprobs, teacher, omega, opsd_mask, opsd_norm)
+            loss = loss + cfg.opsd_coef * distill
+            parts["opsd_loss"] = float(distill.detach())
+            parts["opsd/gap_sum"] = float(stats["gap_sum"])
+            parts["opsd/prefers_sum"] = float(stats["teacher_prefers_sum"])
+            parts["opsd/tokens"] = float(stats["tokens"])
+        parts["loss"] = float(loss.detach())
+        return loss, parts
+
+    def _skill_loss(self, mb: MicroBatch, scoring: LogprobScoring, skill_tokens: float) -> torch.Tensor:
+        """L_skill of a micro-batch of skills: policy gradient on the skill tokens (advantage r_skill),
+        on-policy (ratio 1), token mean over all the step's skill tokens."""
+        cfg = self.config
+        lp = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
+        mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
+        skill_loss, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, cfg.clip_low, cfg.clip_high,
+                                                     "token_mean", skill_tokens)
+        return skill_loss

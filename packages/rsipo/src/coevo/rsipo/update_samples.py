@@ -1,0 +1,89 @@
+"""The samples of RSIPO's combined update: what step 7 (teacher) and step 8 (objective) train on.
+
+- ``teacher_values``: the skill-conditioned teacher's log-probs of the student's own turns (the
+  teacher's prompt of a turn is the student's with the skill line, ``teacher.py``), for tasks that
+  have a skill: all their turns, or ``opsd_turns`` of them drawn at random (an unbiased estimate);
+- ``action_samples``: every student turn as one sample (``samples.py``) carrying its episode's GRPO
+  advantage, whether it is in the RLVR term, its task's ω and its teacher values;
+- ``skill_samples``: one sample per policy-written skill with a non-zero reward (writing prompt
+  masked, skill tokens trained with the skill reward as advantage).
+
+``UpdateSamples`` is a mixin of ``RSIPO`` (``module.py``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from coevo.core.agent.types import Episode
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.rollout_module import rank_seed, step_seed
+from coevo.rsipo.samples import turn_sample
+from coevo.rsipo.skill_lifecycle import REPLAY_SALT, SkillStep
+from coevo.rsipo.teacher import FittedSkill, teacher_choice_logprobs, teacher_token_logprobs
+
+
+class UpdateSamples:
+    def opsd_targets(self, groups: list[list[Episode]], step: SkillStep) -> dict[tuple[int, int], object]:
+        """7. The teacher's values of the student turns, or none without the OPSD term or skills."""
+        if not (self.config.opsd_coef > 0 and step.fitted is not None):
+            return {}
+        return self.teacher_values(groups, step.fitted)
+
+    @torch.no_grad()
+    def teacher_values(self, groups: list[list[Episode]], fitted: list[FittedSkill]) -> dict[tuple[int, int], object]:
+        """Teacher log-probs of the student turns of tasks that have a skill (all, or ``opsd_turns`` of
+        them drawn at random), keyed by (episode, turn)."""
+        g = self.group_size
+        keys, prompts, turns = [], [], []
+        for f, task_keys in zip(fitted, self.student_turns(groups)):
+            if not f.text:  # no skill: the teacher is the student (a = 0), no OPSD term for the task
+                continue
+            for (e, k), prompt in zip(task_keys, f.teacher_prompts):
+                keys.append((e, k))
+                prompts.append(prompt)
+                turns.append(groups[e // g][e % g].turns[k])
+        if 0 < self.config.opsd_turns < len(keys):  # a uniform random subset: an unbiased estimate of the mean
+            generator = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed + 3 * REPLAY_SALT, self.batch_index)))
+            keep = sorted(torch.randperm(len(keys), generator=generator)[: self.config.opsd_turns].tolist())
+            keys, prompts, turns = [keys[i] for i in keep], [prompts[i] for i in keep], [turns[i] for i in keep]
+        if not keys:
+            return {}
+        pad_id = self.context.tokenizer.pad_token_id
+        budget = self.config.micro_batch_tokens
+        choice = [t for t in turns if t.candidates is not None]
+        if self.config.choice_loss == "softmax" and len(choice) == len(turns):
+            agent = self.context.agent
+            values = teacher_choice_logprobs(self.no_grad_policy(), prompts, turns, pad_id, agent.choice_score,
+                                             agent.choice_temperature, budget)
+        else:
+            values = teacher_token_logprobs(self.no_grad_policy(), prompts, turns, pad_id, self.logprob_temperature,
+                                            budget)
+        return dict(zip(keys, values))
+
+    def action_samples(self, episodes: list[Episode], advantages: torch.Tensor, omega: list[float],
+                       teacher: dict) -> list:
+        cfg = self.config
+        samples = []
+        for e, (episode, advantage) in enumerate(zip(episodes, advantages.tolist())):
+            for k, turn in enumerate(episode.turns):
+                if not turn.response_ids:
+                    continue
+                in_pg = cfg.rlvr and (advantage != 0.0 or not cfg.skip_zero_advantage)
+                samples.append(turn_sample(turn, advantage, cfg.choice_loss, teacher.get((e, k)),
+                                           omega[episode.group_id], in_pg))
+        return samples
+
+    def skill_samples(self, step: SkillStep) -> list[Sample]:
+        """One sample per policy-written skill with a non-zero reward: writing prompt (masked) + skill
+        tokens; none without the skill loss."""
+        if not self.config.skill_loss or step.skills is None:
+            return []
+        out = []
+        for skill, reward in zip(step.skills, step.rewards):
+            if skill.source != "policy" or not skill.token_ids or reward == 0.0:
+                continue
+            n = len(skill.prompt_ids)
+            out.append(Sample(skill.prompt_ids + skill.token_ids, [0] * n + [1] * len(skill.token_ids), reward,
+                              [0.0] * n + skill.logprobs))
+        return out
