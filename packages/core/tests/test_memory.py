@@ -11,7 +11,7 @@ from coevo.core.memory import ModelSize, main, meta_model_size, plan
 from coevo.core.policy.lora import LoraSettings, apply_lora
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
-from coevo.core.testing.fast_configs import boxes_corpus, repository_configs
+from coevo.core.testing.fast_configs import available_env, boxes_corpus, repository_configs
 
 RESULTS = Path(__file__).resolve().parents[3] / "bench" / "results" / "fsdp_scaling.json"
 
@@ -65,7 +65,7 @@ def test_meta_counts_equal_the_built_model_with_and_without_lora():
 
 def test_the_command_prints_ddp_and_fsdp_per_gpu(capsys, monkeypatch):
     monkeypatch.setenv("COEVO_CONFIG_DIR", repository_configs(__file__))
-    main(["trainer=fsdp_cpu", "trainer.devices=4", "model.hidden_size=128", "model.num_layers=4",
+    main([*available_env(), "trainer=fsdp_cpu", "trainer.devices=4", "model.hidden_size=128", "model.num_layers=4",
           "model.num_heads=4", "model.num_kv_heads=2", "model.intermediate_size=256", "model.vocab_size=302"])
     out = capsys.readouterr().out
     assert "630,656 parameters (630,656 trainable), 4 process(es)" in out
@@ -80,7 +80,7 @@ def test_the_command_prints_ddp_and_fsdp_per_gpu(capsys, monkeypatch):
 def test_bad_input_is_one_line(capsys, monkeypatch, overrides, expected):
     monkeypatch.setenv("COEVO_CONFIG_DIR", repository_configs(__file__))
     with pytest.raises(SystemExit) as stopped:
-        main(overrides)
+        main([*available_env(), *overrides])
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert expected in err and "Traceback" not in err

@@ -4,14 +4,17 @@ import re
 
 import pytest
 
-from coevo.core import registry
 from coevo.core.cli.config_sources import compose_config
-from coevo.core.testing.fast_configs import FAST_BOXES, TINY_MODEL, compose_fast, repository_configs
+from coevo.core.testing.fast_configs import (
+    FAST_BOXES,
+    TINY_MODEL,
+    available_env,
+    compose_fast,
+    repository_configs,
+)
 
 CONFIG_DIR = repository_configs(__file__)
-# core's own env where coevo-envs (train.yaml's default env, household) is not installed: this
-# package's tests run in a venv holding coevo-core alone
-DEFAULT_ENV = [] if "household" in registry.envs.names() else ["env=boxes"]
+DEFAULT_ENV = available_env()  # env=boxes where coevo-envs (the default env, household) is not installed
 FAST = [*FAST_BOXES, "algo.tasks_per_step=2", "algo.group_size=4", "algo.optim.lr=1e-3", "trainer.checkpoint_every=1"]
 
 

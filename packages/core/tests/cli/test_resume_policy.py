@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CONFIG_DIR
+from conftest import CONFIG_DIR, DEFAULT_ENV
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf, open_dict
 
@@ -49,7 +49,8 @@ def test_a_resumable_key_is_applied_and_recorded(compose_train, saved_run):
 
 @pytest.mark.parametrize(("override", "given", "message"), [
     ("algo.optim.lr=5.0", "algo.optim.lr", "algo.optim.lr=5.0 but the run in .* has algo.optim.lr=0.001"),
-    ("algo=rsipo", "algo", "algo=rsipo but the run in .* was trained with algo=grpo"),
+    # core's other algorithm (a test component, chosen through its base node)
+    ("algo=base_unequal_forwards", "algo", "algo=unequal_forwards but the run in .* was trained with algo=grpo"),
     ("seed=3", "seed", "seed=3 but the run in .* has seed=0"),
     ("env.num_boxes=5", "env.num_boxes", "env.num_boxes=5 but"),
     ("trainer.precision=bf16-mixed", "trainer.precision", "trainer.precision='bf16-mixed' but"),
@@ -81,17 +82,18 @@ def test_without_a_command_line_every_difference_counts(compose_train, saved_run
 
 def test_command_line_keys_come_from_hydra():
     assert command_line_keys() is None  # no Hydra run: programmatic
-    cfg = compose_config("train", ["algo=rsipo", "algo.optim.lr=5.0", "resume=x"], return_hydra_config=True, repository=CONFIG_DIR)
+    cfg = compose_config("train", ["env=boxes", "algo.optim.lr=5.0", "resume=x"], return_hydra_config=True,
+                         repository=CONFIG_DIR)
     HydraConfig.instance().set_config(cfg)
     try:
-        assert command_line_keys() == ["algo", "algo.optim.lr", "resume"]
+        assert command_line_keys() == ["env", "algo.optim.lr", "resume"]
     finally:
         HydraConfig.instance().cfg = None
 
 
 def _cli(*args, cwd):
     env = {**os.environ, "COEVO_CONFIG_DIR": CONFIG_DIR, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "coevo.core.cli.train", *args], env=env, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "coevo.core.cli.train", *DEFAULT_ENV, *args], env=env, cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 
 

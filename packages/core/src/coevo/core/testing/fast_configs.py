@@ -29,6 +29,14 @@ FAST_WARMSTART = ["warmstart.episodes=40", "warmstart.sft.epochs=2", "warmstart.
 FAST_BOXES = ["env=boxes", *TINY_MODEL, *FAST_WARMSTART, "eval.num_tasks=6", "trainer.progress_bar=false"]
 
 
+def available_env() -> list[str]:
+    """``[]`` where ``train.yaml``'s default env (household, from coevo-envs) is installed, else
+    ``["env=boxes"]``: core's tests also run in a venv holding coevo-core alone."""
+    from coevo.core import registry
+
+    return [] if "household" in registry.envs.names() else ["env=boxes"]
+
+
 def repository_configs(test_file: str | Path) -> str:
     """The repository's ``configs/`` folder (experiment presets), found upwards from a test file."""
     for folder in Path(test_file).resolve().parents:
