@@ -10,11 +10,16 @@ The chosen candidate's tokens and per-token log-probs are recorded exactly like 
 so both modes train the same way. Malformed replies cost ``invalid_penalty`` and are answered
 with the environment's invalid-action observation; they never raise. An exception from the
 environment's ``parse_action`` or ``step`` is one invalid action too, counted in
-``Episode.env_errors`` (``invalid/env_errors``, see ``coevo.core.env.guard``).
+``Episode.env_errors`` (``invalid/env_errors``, see ``coevo.core.env.guard``). Each turn records
+the environment's ``state_key()`` from before its action (``Turn.state_key``, GiGPO's anchor
+states); a key that raises or is not hashable is recorded as ``None`` and logged once per
+environment, never an error of the episode.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import torch
@@ -29,6 +34,24 @@ from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import RolloutEngine, SamplingSettings
 
 MODES = ("auto", "generate", "choose")
+
+_log = logging.getLogger(__name__)
+_bad_state_keys: set[str] = set()  # environments whose state_key() failed, already logged
+
+
+def state_key_of(env: Environment) -> Hashable | None:
+    """``env.state_key()``, or ``None`` when it raises or returns something unhashable (logged once per env)."""
+    try:
+        key = env.state_key()
+        hash(key)
+        return key
+    except Exception as exc:  # noqa: BLE001 (an environment is untrusted: no key, never a crash)
+        name = str(getattr(env, "name", type(env).__name__))
+        if name not in _bad_state_keys:
+            _bad_state_keys.add(name)
+            _log.warning("%s.state_key() failed (%s: %s); its turns get no state key (GiGPO's step-level "
+                         "advantages are 0 for them)", name, type(exc).__name__, str(exc)[:200])
+        return None
 
 
 @dataclass
@@ -189,6 +212,7 @@ class AgentLoop:
         text_ids = [t for t in response_ids if t != self.eos_id]
         text = self.tokenizer.decode(text_ids, skip_special_tokens=False)
         finished = bool(response_ids) and response_ids[-1] == self.eos_id
+        state_key = state_key_of(item.env)  # the state this turn's action is taken in
         action, failed = guarded_parse(item.env, text) if finished else (None, False)
         if action is None:
             observation, reward, done, won, invalid = item.env.invalid_observation, 0.0, False, False, True
@@ -198,7 +222,7 @@ class AgentLoop:
                 result.observation, result.reward, result.done, result.won, result.invalid,
             )
         turn = Turn(prompt, list(response_ids), list(logprobs), text, action, observation, reward, invalid,
-                    messages=item.messages)
+                    messages=item.messages, state_key=state_key)
         if choice is not None:
             turn.candidates, turn.choice, turn.choice_logprob = choice.candidates, choice.index, choice.logprob
         ep.turns.append(turn)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from coevo.core.env.protocol import Task
@@ -23,6 +24,9 @@ class Turn:
     candidates: list[list[int]] | None = None
     choice: int | None = None
     choice_logprob: float | None = None
+    # the environment's ``state_key()`` before this turn's action (GiGPO's anchor states); None when
+    # the environment has none (or it raised)
+    state_key: Hashable | None = None
 
 
 @dataclass

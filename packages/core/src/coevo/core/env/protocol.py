@@ -3,7 +3,8 @@
 An environment instance plays one episode at a time. Tasks are addressed by ``(split, index)``
 and are deterministic: ``reset(env.task(split, i))`` always produces the identical initial
 state, which GRPO groups, RSIPO replays and EVOHEIR's fresh-evidence checks rely on.
-``snapshot()``/``restore()`` capture and return to any mid-episode state.
+``snapshot()``/``restore()`` capture and return to any mid-episode state; ``state_key()`` (optional)
+names the current state of the world, equal for the same state however it was reached.
 
 Text conventions follow ALFWorld: ``reset`` returns the first observation (which states the
 goal), ``step`` takes the action text and answers with the next observation; an inadmissible
@@ -15,6 +16,7 @@ the episode has ended returns ``invalid_observation`` with ``done=True, invalid=
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -105,6 +107,17 @@ class Environment(ABC):
         """Return to the state captured by ``snapshot``."""
 
     # -- optional helpers ---------------------------------------------------------------------
+    def state_key(self) -> Hashable | None:
+        """A hashable, deterministic key of the current state of the world; ``None`` when unsupported.
+
+        Two moments of episodes of the same task get equal keys exactly when the world is the same:
+        what is where, what the agent holds and where it stands, however it got there; the step
+        count, the text history and the agent's memory are not part of it. GiGPO groups the turns
+        met at one state across a group's episodes by this key (``coevo.core.algos.gigpo``). Keep it
+        cheap (it is read before every turn) and built of plain values (tuples, strings, numbers).
+        """
+        return None
+
     def memory(self) -> str | None:
         """A compact summary of what the agent has observed so far (e.g. "seen: fridge 1 (apple 1)").
 

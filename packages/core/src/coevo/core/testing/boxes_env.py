@@ -3,7 +3,7 @@
 The room holds ``num_boxes`` coloured boxes; the task names one ("Your task is to: open the red
 box."). The agent must ``go to red box`` and then ``open red box``; opening any other box, or
 opening before arriving, ends or wastes the episode. Rewards: 1.0 on success. Deterministic
-tasks by ``(split, index, seed)``; snapshot/restore; an expert; a memory line.
+tasks by ``(split, index, seed)``; snapshot/restore; a state key; an expert; a memory line.
 """
 
 from __future__ import annotations
@@ -102,6 +102,11 @@ class BoxesEnv(Environment):
 
     def restore(self, snapshot) -> None:
         self._state = {**snapshot, "boxes": list(snapshot["boxes"]), "seen": list(snapshot["seen"])}
+
+    def state_key(self):
+        """(target, the box the agent stands at): the world's state; the visit history is not part of it."""
+        s = self._state
+        return None if s is None else (s["target"], s["at"])
 
     def memory(self) -> str | None:
         return "visited: " + (", ".join(self._state["seen"]) or "nothing")

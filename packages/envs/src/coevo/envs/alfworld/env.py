@@ -177,6 +177,13 @@ class AlfworldEnv(Environment):
         self._plan = None
 
     # -- helpers --------------------------------------------------------------------------------
+    def state_key(self) -> None:
+        """None: no key of the world's state. The engine is started without TextWorld's facts
+        (``EnvInfos(facts=True)`` would build them on every step of every game), and the feedback
+        text is not a state (it repeats for different worlds, e.g. "Nothing happens."). GiGPO then
+        falls back to episode-level advantages here."""
+        return None
+
     def memory(self) -> str | None:
         return self._memory.render()
 

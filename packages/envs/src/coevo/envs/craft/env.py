@@ -148,6 +148,12 @@ class CraftEnv(RecursiveEnv):
         self._book, self._goal, inventory = state
         self._inventory = Counter(inventory)
 
+    def state_key(self) -> tuple | None:
+        """(goal, the inventory's non-zero counts, sorted): all that changes in a craft episode."""
+        if self._task is None:
+            return None
+        return (self._goal, tuple(sorted((k, v) for k, v in self._inventory.items() if v > 0)))
+
     def memory(self) -> str | None:
         return f"inventory: {self._describe(self._inventory) or 'empty'}" if self._task is not None else None
 

@@ -157,6 +157,11 @@ class HouseholdEnv(ProceduralEnv):
         self._admissible = None
 
     # -- helpers --------------------------------------------------------------------------------
+    def state_key(self) -> tuple | None:
+        """The world's state (``World.key``: contents, open receptacles, object states, the agent's
+        place and hand, the lamp); the step count and what the agent has seen are not part of it."""
+        return self._world.key() if self._world is not None else None
+
     def memory(self) -> str | None:
         return self._oracle.memory.render()
 

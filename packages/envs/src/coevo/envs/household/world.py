@@ -51,6 +51,19 @@ class World:
             return ""
         return next((r for r, objs in self.contents.items() if lamp in objs), "")
 
+    def key(self) -> tuple:
+        """The mutable state as a hashable value, equal for the same world however it was reached:
+        each receptacle's objects as a set (the order taking and putting leave them in is not state),
+        what is open, the objects' clean/hot/cool states, where the agent is, what it holds, the lamp."""
+        return (
+            tuple(sorted((r, tuple(sorted(objs))) for r, objs in self.contents.items())),
+            tuple(sorted(self.opened)),
+            tuple(sorted((o, tuple(sorted(s))) for o, s in self.states.items() if s)),
+            self.agent_at,
+            self.holding,
+            self.lamp_on,
+        )
+
     def snapshot(self) -> tuple:
         return (
             {r: list(objs) for r, objs in self.contents.items()},

@@ -142,6 +142,10 @@ class MazeEnv(RecursiveEnv):
     def _set_state(self, state: Any) -> None:
         self._maze, self._start_cell, self._goal, self._at, self._to_goal = state
 
+    def state_key(self) -> tuple | None:
+        """(goal cell, the agent's cell): all that changes in a maze episode."""
+        return (self._goal, self._at) if self._maze is not None else None
+
     def memory(self) -> str | None:
         if self._task is None:
             return None
