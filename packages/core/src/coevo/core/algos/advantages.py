@@ -10,6 +10,13 @@ of eight returns of 0.9 misses 0.9 by one ulp, and dividing that residue by ``st
 std ≈ 0 turned it into A = −0.056 for the whole group). So the statistics are computed in float64,
 and a group whose spread is within rounding of its scale (``TIE_TOLERANCE``) counts as tied:
 no member is pushed in any direction, and ``skip_zero_advantage`` drops the group.
+
+Per-turn advantages (``turn_advantages``): an estimator whose advantage differs between the turns
+of one episode (GiGPO, ``coevo.core.algos.gigpo``) also has a ``per_turn(episodes, scale_by_std,
+settings, eps) -> list[list[float]]`` method (one value per turn of each episode); every other
+estimator's episode advantage is given to each turn of its episode. Called with the signature
+above, such an estimator returns its episode-level part, so every user of the registry (RSIPO's
+RLVR branch, RAO's node credit) can still call it.
 """
 
 from __future__ import annotations
@@ -17,10 +24,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from coevo.core import registry
+
+if TYPE_CHECKING:
+    from coevo.core.agent.types import Episode
 
 # rewards within 1e-6 of each other, relative to max(1, |reward|), are one value: float32 keeps ~7
 # significant digits, so smaller spreads are rounding (0.1 + 0.2 vs 0.3), never a real difference
@@ -112,3 +123,25 @@ def rloo_advantages(
         advantage = advantage / (stats.std + eps)
     learns = (stats.count > 1) & ~stats.tied  # [E]
     return torch.where(learns, advantage, torch.zeros_like(advantage)).float()
+
+
+def broadcast(episodes: Sequence[Episode], values: Sequence[float]) -> list[list[float]]:
+    """``values[i]`` (episode i's advantage) once per turn of episode i."""
+    return [[value] * len(episode.turns) for episode, value in zip(episodes, values)]
+
+
+def turn_advantages(
+    estimator, episodes: Sequence[Episode], scale_by_std: bool, settings: Any = None, eps: float = 1e-6
+) -> list[list[float]]:
+    """``advantages[i][t]``: the advantage of turn t of episode i under a registered estimator.
+
+    An estimator with a ``per_turn`` method (GiGPO) computes them itself (``settings``: its own, e.g.
+    ``GRPOConfig.gigpo``); any other gets the episode returns and group ids (as ``[E]`` tensors) and
+    its episode advantage is given to every turn of the episode.
+    """
+    per_turn = getattr(estimator, "per_turn", None)
+    if per_turn is not None:
+        return per_turn(episodes, scale_by_std=scale_by_std, settings=settings, eps=eps)
+    rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
+    group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
+    return broadcast(episodes, estimator(rewards, group_ids, eps=eps, scale_by_std=scale_by_std).tolist())

@@ -11,6 +11,9 @@ same loss code as micro-batches of one interface (``micro_batches``). With the d
 batch the ratio is exactly 1 and the clipped loss is the plain policy gradient; with
 ``updates_per_batch > 1`` old log-probs are recomputed before the first update and clipping acts.
 The policy loss is chosen by name from ``registry.losses`` (``algo.loss``: clipped_pg, dapo, gspo, cispo).
+The advantages come from ``registry.advantages`` (``algo.advantage``): grpo and rloo give every turn
+its episode's value; gigpo (``coevo.core.algos.gigpo``, settings ``algo.gigpo``) adds a per-turn
+term from the states several episodes of a group met (``Turn.state_key``).
 
 Launch: ``make train ALGO=grpo`` (``python -m coevo.core.cli.train algo=grpo``).
 """
@@ -24,9 +27,11 @@ import torch
 
 from coevo.core import registry
 from coevo.core.agent.types import Episode
+from coevo.core.algos.advantages import broadcast, turn_advantages
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.choice_batching import ChoiceSample
 from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.gigpo import GiGPOSettings
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, k3_kl
 from coevo.core.algos.micro_batches import (
     LogprobScoring,
@@ -50,9 +55,10 @@ class GRPOConfig:
     name: str = registry_name("grpo")
     tasks_per_step: int = bounded(4, ge=1)  # distinct tasks per training step
     group_size: int = bounded(8, ge=2)  # episodes per task (GRPO's G; a group of 1 has no baseline)
-    # registry name of the advantage estimator (grpo | rloo)
+    # registry name of the advantage estimator (grpo | rloo | gigpo: per-turn, from anchor states)
     advantage: str = choice("grpo", registry.advantages.names)
     scale_by_std: bool = True  # divide by the group's reward std (False: Dr. GRPO)
+    gigpo: GiGPOSettings = field(default_factory=GiGPOSettings)  # gamma and step weight (advantage=gigpo)
     # registry name of the policy loss (losses.py): clipped_pg (PPO/GRPO) | dapo (clip-higher: set
     # clip_high=0.28) | gspo (sequence-level ratio: set tiny clips, clip_low=3e-4 clip_high=4e-4,
     # and loss_aggregation=seq_mean_token_mean) | cispo (clipped stop-gradient IS weight: clip_high=0.28)
@@ -77,14 +83,21 @@ class GRPOConfig:
 def episode_samples(
     episodes: list[Episode], advantages: torch.Tensor, choice_loss: str = "tokens"
 ) -> list[Sample | ChoiceSample]:
-    """One training sample per turn, with its episode's advantage.
+    """One training sample per turn, with its episode's advantage (``advantages``: ``[E]``)."""
+    return turn_samples(episodes, broadcast(episodes, advantages.tolist()), choice_loss)
+
+
+def turn_samples(
+    episodes: list[Episode], advantages: list[list[float]], choice_loss: str = "tokens"
+) -> list[Sample | ChoiceSample]:
+    """One training sample per turn, with its own advantage (``advantages[i][t]``: turn t of episode i).
 
     A generated turn (or any turn with ``choice_loss="tokens"``) is a sequence: prompt (mask 0) +
     response (mask 1). A chosen turn with ``choice_loss="softmax"`` is a ``ChoiceSample``.
     """
     samples = []
-    for episode, advantage in zip(episodes, advantages.tolist()):
-        for turn in episode.turns:
+    for episode, turn_values in zip(episodes, advantages):
+        for turn, advantage in zip(episode.turns, turn_values):
             if not turn.response_ids:
                 continue
             if choice_loss == "softmax" and turn.candidates is not None:
@@ -124,10 +137,9 @@ class GRPO(RolloutModule):
         episodes = self.rollout(tasks)
         self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
         self.log_rollout_metrics(episodes)
-        rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
-        group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
-        advantages = self.advantage_fn(rewards, group_ids, scale_by_std=self.config.scale_by_std)  # [E]
-        samples = episode_samples(episodes, advantages, self.config.choice_loss)
+        # per turn: the episode's advantage on each of its turns, or GiGPO's per-turn values
+        advantages = turn_advantages(self.advantage_fn, episodes, self.config.scale_by_std, self.config.gigpo)
+        samples = turn_samples(episodes, advantages, self.config.choice_loss)
         if self.config.skip_zero_advantage:  # halves the update cost when many groups are all-equal
             samples = [s for s in samples if s.advantage != 0.0]
         update_stats = self.update(samples)
