@@ -22,17 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
+from method_runs import ROOT, run_method, summarise
 
-from coevo.core.cli import train
-from coevo.core.cli.config_sources import compose_config
-
-ROOT = Path(__file__).resolve().parents[1]
 METHODS = {
     "grpo": ["algo=grpo"],
     "grpo_opsd": ["algo=grpo_opsd"],
@@ -44,37 +39,9 @@ REPLAYS = {"rsipo", "rsipo_static_trust", "rsipo_no_skill_evolution"}
 
 
 def run_one(method: str, seed: int, steps: int, extra: list[str], out: Path, rsipo_extra: list[str]) -> dict:
-    run_dir = out / f"{method}-s{seed}-{steps}"
     if method != "grpo":
         extra = [*extra, *rsipo_extra]
-    overrides = [*METHODS[method], f"seed={seed}", f"trainer.max_steps={steps}", f"run_dir={run_dir}",
-                 "overwrite=true", "trainer.progress_bar=false", "trainer.checkpoint_every=1000", *extra]
-    cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
-    start = time.perf_counter()
-    result = train.run(cfg)
-    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
-    rollouts = rows[-1].get("train/budget/rollouts_total") or sum(
-        r.get("train/budget/rollouts", 0) or 0 for r in rows) or steps * cfg.algo.tasks_per_step * cfg.algo.group_size
-    return {"method": method, "seed": seed, "steps": steps, "seconds": round(time.perf_counter() - start, 1),
-            "before": result["before"]["success"], "after": result["after"]["success"],
-            "before_greedy": result["before"].get("greedy/success"), "after_greedy": result["after"].get("greedy/success"),
-            "after_per_type": {k: v for k, v in result["after"].items() if k.startswith("success/")},
-            "rollouts": rollouts, "run_dir": str(run_dir)}
-
-
-def summarise(runs: list[dict]) -> dict:
-    table = {}
-    for method in METHODS:
-        mine = [r for r in runs if r["method"] == method]
-        if not mine:
-            continue
-        table[method] = {"n": len(mine), "rollouts": statistics.mean(r["rollouts"] for r in mine)}
-        for key in ("after", "after_greedy"):
-            values = [r[key] for r in mine if r.get(key) is not None]
-            if values:
-                table[method][f"{key}_mean"] = statistics.mean(values)
-                table[method][f"{key}_std"] = statistics.stdev(values) if len(values) > 1 else 0.0
-    return table
+    return run_method(method, seed, steps, [*METHODS[method], *extra], out / f"{method}-s{seed}-{steps}")
 
 
 def main() -> None:
@@ -98,7 +65,7 @@ def main() -> None:
     for seed in args.seeds:
         for method in args.methods:
             record["equal_steps"].append(run_one(method, seed, args.steps, args.overrides, out, args.rsipo_overrides))
-            record["equal_steps_summary"] = summarise(record["equal_steps"])
+            record["equal_steps_summary"] = summarise(record["equal_steps"], METHODS)
             results_path.write_text(json.dumps(record, indent=2))
     if args.budget:
         longer = round(args.steps * 1.5)
@@ -108,7 +75,7 @@ def main() -> None:
                     continue
                 record["equal_budget"].append(run_one(method, seed, longer, args.overrides, out, args.rsipo_overrides))
                 record["equal_budget_summary"] = summarise(
-                    record["equal_budget"] + [r for r in record["equal_steps"] if r["method"] in REPLAYS])
+                    record["equal_budget"] + [r for r in record["equal_steps"] if r["method"] in REPLAYS], METHODS)
                 results_path.write_text(json.dumps(record, indent=2))
     print(json.dumps({k: v for k, v in record.items() if k.endswith("summary")}, indent=2))
 
