@@ -1,18 +1,30 @@
-"""Shared by the method comparisons under bench/: train one configuration in this process and
-read back what a comparison tables (held-out success before/after, per task type, rollouts spent,
+"""Shared by the method comparisons under bench/: start a results record, train one configuration
+in this process and read back what a comparison tables (held-out success before/after, per task type, rollouts spent,
 wall time), and summarise runs per method as mean and standard deviation over seeds."""
 
 from __future__ import annotations
 
 import json
+import platform
 import statistics
+import sys
 import time
 from pathlib import Path
+
+import torch
 
 from coevo.core.cli import train
 from coevo.core.cli.config_sources import compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_record(script: str, **lists) -> dict:
+    """A results record: the exact command, the machine (one torch thread: set here), empty lists."""
+    torch.set_num_threads(1)
+    return {"command": " ".join([".venv/bin/python", script, *sys.argv[1:]]),
+            "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s)",
+            **{name: list(value) for name, value in lists.items()}}
 
 
 def run_method(method: str, seed: int, steps: int, overrides: list[str], run_dir: Path) -> dict:

@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import sys
 
-import torch
-from method_runs import ROOT, run_method, summarise
+from method_runs import ROOT, run_method, start_record, summarise
 
 METHODS = {
     "grpo": ["algo=grpo"],
@@ -42,12 +39,9 @@ def main() -> None:
     parser.add_argument("--results", default="pg_family.json", help="file name under bench/results/")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
-    torch.set_num_threads(1)
     out = ROOT / args.out
     results_path = ROOT / "bench" / "results" / args.results
-    record = {"command": " ".join([".venv/bin/python", "bench/pg_family.py", *sys.argv[1:]]),
-              "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s)",
-              "runs": []}
+    record = start_record("bench/pg_family.py", runs=[])
     for seed in args.seeds:
         for method in args.methods:
             run_dir = out / f"{method}-s{seed}-{args.steps}"

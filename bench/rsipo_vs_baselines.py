@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import sys
 from pathlib import Path
 
-import torch
-from method_runs import ROOT, run_method, summarise
+from method_runs import ROOT, run_method, start_record, summarise
 
 METHODS = {
     "grpo": ["algo=grpo"],
@@ -56,12 +53,9 @@ def main() -> None:
     parser.add_argument("--rsipo-overrides", nargs="*", default=[], help="overrides for the coevo-rsipo methods only")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
-    torch.set_num_threads(1)
     out = ROOT / args.out
     results_path = ROOT / "bench" / "results" / args.results
-    record = {"command": " ".join([".venv/bin/python", "bench/rsipo_vs_baselines.py", *sys.argv[1:]]),
-              "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s)",
-              "equal_steps": [], "equal_budget": []}
+    record = start_record("bench/rsipo_vs_baselines.py", equal_steps=[], equal_budget=[])
     for seed in args.seeds:
         for method in args.methods:
             record["equal_steps"].append(run_one(method, seed, args.steps, args.overrides, out, args.rsipo_overrides))
