@@ -4,7 +4,9 @@ with λ = 0 and no skill loss the update is GRPO's."""
 import pytest
 import torch
 
+from coevo.core import registry
 from coevo.core.agent.loop import AgentSettings
+from coevo.core.algos.advantages import broadcast, turn_advantages
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO, GRPOConfig
 from coevo.core.algos.micro_batches import loss_normalizer, split_micro_batches
@@ -36,6 +38,10 @@ def _grads(module, samples, opsd_norm=10.0):
     return {n: p.grad.clone() for n, p in module.policy.named_parameters() if p.grad is not None}
 
 
+def _zeros(episodes) -> list[list[float]]:
+    return broadcast(episodes, [0.0] * len(episodes))
+
+
 def tokenizer_pad(module):
     return module.context.tokenizer.pad_token_id
 
@@ -64,7 +70,7 @@ def test_omega_zero_task_contributes_no_gradient(tiny_model, tokenizer):
     # computed without task 0's samples at all (same normaliser): task 0's OPSD gradient is zero.
     module = _module(tiny_model, tokenizer, rlvr=False)
     episodes, teacher = _rollout_with_teacher(module)
-    samples = module.action_samples(episodes, torch.zeros(len(episodes)), [0.0, 1.5], teacher)
+    samples = module.action_samples(episodes, _zeros(episodes), [0.0, 1.5], teacher)
     assert all(isinstance(s, DistilledChoiceSample) and not s.in_pg for s in samples)
     with_zero = _grads(module, samples)
     without = _grads(module, [s for s in samples if s.omega > 0])
@@ -88,7 +94,7 @@ def test_without_opsd_and_skill_loss_the_update_is_grpo(tiny_model, tokenizer):
     advantages = module.advantage_fn(rewards, torch.tensor([ep.group_id for ep in episodes]))
     if not advantages.abs().sum():
         pytest.skip("all groups had equal returns under this seed")
-    samples = module.action_samples(episodes, advantages, [1.0, 1.0], {})
+    samples = module.action_samples(episodes, broadcast(episodes, advantages.tolist()), [1.0, 1.0], {})
     mine = _grads(module, samples)
     from coevo.core.algos.grpo import episode_samples
 
@@ -118,5 +124,46 @@ def test_opsd_turns_scores_a_seeded_random_subset(tiny_model, tokenizer):
     episodes, teacher = _rollout_with_teacher(module)
     assert len(teacher) == 5 < sum(ep.num_turns for ep in episodes)
     assert _rollout_with_teacher(module)[1].keys() == teacher.keys()  # same step, same subset
-    samples = module.action_samples(episodes, torch.zeros(len(episodes)), [1.0, 1.0], teacher)
+    samples = module.action_samples(episodes, _zeros(episodes), [1.0, 1.0], teacher)
     assert sum(s.teacher_logprob is not None for s in samples) == 5
+
+
+def test_rlvr_advantages_come_from_algo_advantage(tiny_model, tokenizer):
+    # a spy estimator registered for the test: RSIPO's RLVR branch calls the one algo.advantage names
+    calls = []
+
+    def spy(rewards, group_ids, eps=1e-6, scale_by_std=True):
+        calls.append(scale_by_std)
+        return rewards - 0.25
+
+    registry.advantages.register("spy_rsipo_adv", spy)
+    try:
+        module = _module(tiny_model, tokenizer, advantage="spy_rsipo_adv", scale_by_std=False)
+        tasks = [module.probe.task("train", i) for i in range(2)]
+        module.batch_index = 0
+        episodes = module.rollout(tasks)
+        advantages = module.rlvr_advantages(episodes)
+    finally:
+        registry.advantages.unregister("spy_rsipo_adv")
+    assert calls == [False]
+    assert advantages == broadcast(episodes, [ep.reward - 0.25 for ep in episodes])
+
+
+def test_rlvr_advantages_default_and_gigpo_per_turn(tiny_model, tokenizer):
+    module = _module(tiny_model, tokenizer)
+    tasks = [module.probe.task("train", i) for i in range(2)]
+    module.batch_index = 0
+    episodes = module.rollout(tasks)
+    # default grpo: each episode's group-normalised advantage on every turn (as before the registry choice)
+    rewards = torch.tensor([ep.reward for ep in episodes])
+    before = module.advantage_fn(rewards, torch.tensor([ep.group_id for ep in episodes]), scale_by_std=True)
+    assert module.rlvr_advantages(episodes) == broadcast(episodes, before.tolist())
+    # gigpo: core's per-turn values (episode part + step part from the boxes anchor states)
+    gigpo = _module(tiny_model, tokenizer, advantage="gigpo")
+    expected = turn_advantages(registry.advantages.get("gigpo"), episodes, True, gigpo.config.gigpo)
+    assert gigpo.rlvr_advantages(episodes) == expected
+    samples = gigpo.action_samples(episodes, expected, [1.0, 1.0], {})
+    in_pg = [a for row, ep in zip(expected, episodes) for a, t in zip(row, ep.turns) if t.response_ids and a != 0.0]
+    assert [s.advantage for s in samples if s.in_pg] == in_pg  # each turn carries its own value
+    # without the RLVR term: all 0
+    assert _module(tiny_model, tokenizer, rlvr=False).rlvr_advantages(episodes) == _zeros(episodes)

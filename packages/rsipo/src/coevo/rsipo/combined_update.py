@@ -1,9 +1,11 @@
 """RSIPO's combined update, step 8 of the spec: L = L_RLVR + λ·L_OPSD(ω) + L_skill in one step.
 
-- L_RLVR: GRPO's clipped policy gradient (+ k3 KL to the reference) on the student turns in the
-  RLVR term, normalised as GRPO normalises them (``micro_batches.loss_normalizer``);
+- L_RLVR: GRPO's policy loss (``algo.loss`` from ``registry.losses``, looked up once in
+  ``GRPO.__init__`` as ``self.loss_fn``; on-policy, ratio 1) (+ k3 KL to the reference) on the
+  student turns in the RLVR term, normalised as GRPO normalises them (``micro_batches.loss_normalizer``);
 - L_OPSD(ω) = −mean ω_x a_t log π_θ(y_t) over the student turns with a teacher (``losses.py``);
-- L_skill: policy gradient on the skill tokens with the skill reward as advantage.
+- L_skill: policy gradient on the skill tokens with the skill reward as advantage (always the
+  clipped PG at ratio 1: RSIPO's own term, not chosen by ``algo.loss``).
 
 All micro-batches (``coevo.core.algos.micro_batches``: token or choice, one interface) backpropagate
 into one optimizer step. Sharded over ranks, every rank runs as many micro-batches of each kind as
@@ -91,8 +93,9 @@ class CombinedUpdate:
         loss = torch.zeros((), device=self.device)
         # sharded: the reference forward runs for every micro-batch, so all ranks run the same forwards
         if bool(pg_rows.any()) or self.sharded_over_ranks:
-            pg_loss, _ = clipped_policy_gradient_loss(logprobs, logprobs.detach(), adv * pg_rows[:, None], mask,
-                                                      cfg.clip_low, cfg.clip_high, cfg.loss_aggregation, pg_norm)
+            # algo.loss (registry.losses), as GRPO's update; on-policy: the old log-probs are these
+            pg_loss, _ = self.loss_fn(logprobs, logprobs.detach(), adv * pg_rows[:, None], mask,
+                                      cfg.clip_low, cfg.clip_high, cfg.loss_aggregation, pg_norm)
             loss = loss + pg_loss
             parts["pg_loss"] = float(pg_loss.detach())
             if self.reference is not None:
@@ -121,6 +124,8 @@ class CombinedUpdate:
         cfg = self.config
         lp = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
         mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
+        # not algo.loss: L_skill is RSIPO's own term on the skill tokens (one sequence-level reward per
+        # written skill, on-policy), not the RLVR policy gradient the registry's losses are choices of
         skill_loss, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, cfg.clip_low, cfg.clip_high,
                                                      "token_mean", skill_tokens)
         return skill_loss

@@ -3,7 +3,7 @@
 ``training_step`` reads as the spec's numbered steps (``shared/specs/rsipo.md``, "One training
 step"; ``packages/rsipo/README.md``), each a method of its own, in a module of its own:
 1. student rollouts: G episodes per task without skill (``student_rollouts``), exactly as ``algo=grpo``;
-2. RLVR branch: their GRPO advantages (``rlvr_advantages``);
+2. RLVR branch: their advantages, per turn, from ``algo.advantage`` (``rlvr_advantages``);
 3.-6. the skill lifecycle (``skill_lifecycle.py``): the policy writes a skill s_x per task from the
    group's finished attempts; the replay half H_r of each group is played again from the same
    initial states with s_x in the prompt, Δ_x = mean success(H_r with skill) − mean success(H_c)
@@ -26,11 +26,10 @@ import logging
 import time
 from pathlib import Path
 
-import torch
-
 from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.types import Episode
+from coevo.core.algos.advantages import broadcast, turn_advantages
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.config import ConfigError
@@ -179,7 +178,7 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
         episodes = self.student_rollouts(tasks)  # 1. G rollouts per task
         g = self.group_size
         groups = [episodes[i * g : (i + 1) * g] for i in range(len(tasks))]
-        advantages = self.rlvr_advantages(episodes)  # 2. the RLVR branch's GRPO advantages
+        advantages = self.rlvr_advantages(episodes)  # 2. the RLVR branch's advantages, per turn
         skills = self.skill_step(tasks, types, groups)  # 3.-6. write s_x, replay H_r, Δ_x, r_skill, ω_x
         teacher = self.opsd_targets(groups, skills)  # 7. the teacher's log-probs of the student's turns
         samples = self.action_samples(episodes, advantages, skills.omega, teacher)
@@ -196,13 +195,13 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
         self.log_rollout_metrics(episodes)
         return episodes
 
-    def rlvr_advantages(self, episodes: list[Episode]) -> torch.Tensor:  # [E]
-        """2. GRPO's group-normalised advantage of every episode (0 without the RLVR term)."""
-        rewards = torch.tensor([ep.reward for ep in episodes])  # [E]
+    def rlvr_advantages(self, episodes: list[Episode]) -> list[list[float]]:  # [E][turns]
+        """2. ``advantages[i][t]``: turn t of episode i's advantage under ``algo.advantage`` (the
+        registry's estimator, as GRPO's: grpo and rloo give each turn its episode's value, gigpo its
+        per-turn values); all 0 without the RLVR term."""
         if not self.config.rlvr:
-            return torch.zeros_like(rewards)
-        group_ids = torch.tensor([ep.group_id for ep in episodes])  # [E]
-        return self.advantage_fn(rewards, group_ids, scale_by_std=self.config.scale_by_std)
+            return broadcast(episodes, [0.0] * len(episodes))
+        return turn_advantages(self.advantage_fn, episodes, self.config.scale_by_std, self.config.gigpo)
 
     def task_types_of(self, tasks: list[Task]) -> list[str]:
         """Each task's type; tasks without one fall into ``algo.default_type`` (warned once)."""

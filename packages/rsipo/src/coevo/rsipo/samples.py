@@ -45,13 +45,15 @@ class DistilledChoiceSample(ChoiceSample):
 
 def turn_sample(turn: Turn, advantage: float, choice_loss: str, teacher, omega: float, in_pg: bool):
     """The sample of one student turn (``teacher``: a float in choice mode, per-token list otherwise, or None)."""
+    # the RSIPO fields by keyword: core's samples may gain fields (with defaults) after their own
     if choice_loss == "softmax" and turn.candidates is not None:
         return DistilledChoiceSample(turn.prompt_ids, turn.candidates, turn.choice, advantage, turn.choice_logprob,
-                                     teacher, omega, in_pg)
+                                     teacher_logprob=teacher, omega=omega, in_pg=in_pg)
     n_prompt = len(turn.prompt_ids)
     aligned = None if teacher is None else [0.0] * n_prompt + list(teacher)
     return DistilledSample(turn.prompt_ids + turn.response_ids, [0] * n_prompt + [1] * len(turn.response_ids),
-                           advantage, [0.0] * n_prompt + list(turn.response_logprobs), aligned, omega, in_pg)
+                           advantage, [0.0] * n_prompt + list(turn.response_logprobs), teacher_logprobs=aligned,
+                           omega=omega, in_pg=in_pg)
 
 
 def has_teacher(sample) -> bool:

@@ -3,8 +3,8 @@
 - ``teacher_values``: the skill-conditioned teacher's log-probs of the student's own turns (the
   teacher's prompt of a turn is the student's with the skill line, ``teacher.py``), for tasks that
   have a skill: all their turns, or ``opsd_turns`` of them drawn at random (an unbiased estimate);
-- ``action_samples``: every student turn as one sample (``samples.py``) carrying its episode's GRPO
-  advantage, whether it is in the RLVR term, its task's ω and its teacher values;
+- ``action_samples``: every student turn as one sample (``samples.py``) carrying its turn's RLVR
+  advantage (``algo.advantage``: its episode's, or GiGPO's per-turn value), whether it is in the RLVR term, its task's ω and its teacher values;
 - ``skill_samples``: one sample per policy-written skill with a non-zero reward (writing prompt
   masked, skill tokens trained with the skill reward as advantage).
 
@@ -61,12 +61,13 @@ class UpdateSamples:
                                             budget)
         return dict(zip(keys, values))
 
-    def action_samples(self, episodes: list[Episode], advantages: torch.Tensor, omega: list[float],
+    def action_samples(self, episodes: list[Episode], advantages: list[list[float]], omega: list[float],
                        teacher: dict) -> list:
+        """``advantages[e][k]``: turn k of episode e's RLVR advantage (``rlvr_advantages``)."""
         cfg = self.config
         samples = []
-        for e, (episode, advantage) in enumerate(zip(episodes, advantages.tolist())):
-            for k, turn in enumerate(episode.turns):
+        for e, (episode, turn_values) in enumerate(zip(episodes, advantages)):
+            for k, (turn, advantage) in enumerate(zip(episode.turns, turn_values)):
                 if not turn.response_ids:
                     continue
                 in_pg = cfg.rlvr and (advantage != 0.0 or not cfg.skip_zero_advantage)

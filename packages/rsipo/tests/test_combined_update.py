@@ -1,0 +1,60 @@
+"""RSIPO's combined update takes its RLVR term's loss from ``algo.loss`` (``registry.losses``, as
+GRPO's update); L_skill stays the clipped policy gradient; the default is the loss it was before."""
+
+import torch
+from test_module import _grads, _module, _rollout_with_teacher
+
+from coevo.core import registry
+from coevo.core.algos.advantages import broadcast
+from coevo.core.algos.batching import Sample
+from coevo.core.algos.losses import cispo_loss, clipped_policy_gradient_loss
+from coevo.core.algos.micro_batches import loss_normalizer, loss_tensors, split_micro_batches
+
+
+def _pg_samples(module):
+    episodes, teacher = _rollout_with_teacher(module)
+    advantages = broadcast(episodes, [0.5 if i % 2 else -1.0 for i in range(len(episodes))])  # fixed, non-zero
+    return module.action_samples(episodes, advantages, [1.0, 1.0], teacher)
+
+
+def test_rlvr_term_trains_with_the_loss_algo_loss_names(tiny_model, tokenizer):
+    calls = []
+
+    def spy(logprobs, old_logprobs, advantages, mask, clip_low, clip_high, aggregate_mode, normalizer):
+        calls.append((clip_low, clip_high, aggregate_mode, bool(old_logprobs.requires_grad)))
+        return cispo_loss(logprobs, old_logprobs, advantages, mask, clip_low, clip_high, aggregate_mode, normalizer)
+
+    registry.losses.register("spy_rsipo", spy)
+    try:
+        module = _module(tiny_model, tokenizer, loss="spy_rsipo", clip_low=0.1, clip_high=0.3, opsd_coef=0.0,
+                         loss_aggregation="seq_mean_token_mean")
+        assert module.loss_fn is spy  # looked up once, in GRPO.__init__
+        grads = _grads(module, _pg_samples(module))
+        assert grads and calls and set(calls) == {(0.1, 0.3, "seq_mean_token_mean", False)}
+        # L_skill is RSIPO's own term: the clipped PG whatever algo.loss is
+        calls.clear()
+        skill = Sample([5, 6, 7, 8, 9], [0, 0, 1, 1, 1], 0.7, [0.0, 0.0, -1.0, -1.0, -1.0])
+        mb = split_micro_batches([skill], 512, tokenizer.pad_token_id)[0]
+        value = module._skill_loss(mb, module.scoring, 3.0)
+    finally:
+        registry.losses.unregister("spy_rsipo")
+    assert calls == []
+    lp = mb.logprobs(module.policy, module.scoring, module.device)
+    mask, adv, _ = loss_tensors(mb, module.device)
+    expected, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, 0.1, 0.3, "token_mean", 3.0)
+    assert torch.equal(value.detach(), expected.detach())
+
+
+def test_default_rlvr_loss_is_the_clipped_pg_it_was(tiny_model, tokenizer):
+    module = _module(tiny_model, tokenizer, opsd_coef=0.0)
+    assert module.config.loss == "clipped_pg" and module.loss_fn is clipped_policy_gradient_loss
+    samples = _pg_samples(module)
+    norm = loss_normalizer(samples, module.config.loss_aggregation)
+    for mb in split_micro_batches(samples, module.config.micro_batch_tokens, tokenizer.pad_token_id):
+        loss, parts = module._action_loss(mb, norm, 1.0)
+        # the RLVR term before algo.loss: clipped_policy_gradient_loss called directly, on-policy
+        lp = mb.logprobs(module.policy, module.scoring, module.device)
+        mask, adv, _ = loss_tensors(mb, module.device)
+        before, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, 0.2, 0.2, "token_mean", norm)
+        assert parts["pg_loss"] == float(before.detach())
+        assert torch.equal(loss.detach(), before.detach())
