@@ -2,6 +2,7 @@
 
 import pytest
 
+from coevo.core import registry
 from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Task
 from coevo.rao.credit import CreditSettings, node_advantages, node_rewards
@@ -90,3 +91,30 @@ def test_tied_nodes_get_exactly_zero_advantage(estimator, root_mix):
     adv = node_advantages(trees, rewards, credit, estimator=estimator, scale_by_std=True)
     assert all(row[0] == 0.0 and row[3] == 0.0 for row in adv)
     assert len({row[1] for row in adv}) == 1 and len({row[2] for row in adv}) == 1 and adv[0][1] > 0 > adv[0][2]
+
+
+def test_node_advantages_use_the_estimator_algo_advantage_names():
+    # a spy estimator registered for the test: node_advantages calls the registry's, by name
+    calls = []
+
+    def spy(rewards, group_ids, eps=1e-6, scale_by_std=True):
+        calls.append((group_ids.tolist(), scale_by_std))
+        return rewards * 2.0
+
+    trees = _trees()
+    rewards = node_rewards(trees, CreditSettings(c_del=0.5), invalid_penalty=0.1)
+    registry.advantages.register("spy_rao_adv", spy)
+    try:
+        adv = node_advantages(trees, rewards, CreditSettings(), estimator="spy_rao_adv", scale_by_std=False)
+    finally:
+        registry.advantages.unregister("spy_rao_adv")
+    # groups (task, depth): tree 1's R, C1, C2, G1 and tree 2's R', C1' (both trees are group 0)
+    assert calls == [([0, 1, 1, 2, 0, 1], False)]
+    assert sum(adv, []) == pytest.approx([2 * r for r in sum(rewards, [])])
+
+
+def test_gigpo_gives_the_episode_level_grpo_values_per_node():
+    trees = _trees()
+    rewards = node_rewards(trees, CreditSettings(c_del=0.5), invalid_penalty=0.1)
+    assert node_advantages(trees, rewards, CreditSettings(), estimator="gigpo") == node_advantages(
+        trees, rewards, CreditSettings(), estimator="grpo")

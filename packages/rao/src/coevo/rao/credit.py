@@ -13,9 +13,13 @@ propagates the root's success to every node (the "team reward").
 
 Advantages: nodes are grouped by root task (``group_id``: the G trees of one task) and, with
 ``group_by=depth`` (default), by depth, so roots compete with roots and depth-1 children with
-depth-1 children; ``group_by=tree`` pools all nodes of the G trees. Within a group, core's
-estimators: ``grpo`` (mean/std) or ``rloo`` (leave-one-out baseline). Then ``depth_discount``
-γ scales a depth-d node's advantage by γ^d.
+depth-1 children; ``group_by=tree`` pools all nodes of the G trees. Within a group, the estimator
+``algo.advantage`` names in core's ``registry.advantages`` (the one place it is chosen, as for
+GRPO and RSIPO): ``grpo`` (mean/std), ``rloo`` (leave-one-out baseline), or any registered one.
+``gigpo`` gives its episode-level part here, i.e. ``grpo``'s values over the node groups: a node is
+one value, and GiGPO's step level (per-turn advantages from anchor states shared across a group's
+episodes) is not built over recursion trees. Then ``depth_discount`` γ scales a depth-d node's
+advantage by γ^d.
 """
 
 from __future__ import annotations
@@ -77,7 +81,8 @@ def node_advantages(
     trees: list[Tree], rewards: list[list[float]], credit: CreditSettings, estimator: str = "grpo",
     scale_by_std: bool = True,
 ) -> list[list[float]]:
-    """``advantages[t][v]``: group-relative advantage of node v of tree t (see the module docstring)."""
+    """``advantages[t][v]``: group-relative advantage of node v of tree t (see the module docstring);
+    ``estimator``: a ``registry.advantages`` name (``algo.advantage``), called with the node rewards."""
     keys, flat, depths = {}, [], []
     for tree, row in zip(trees, rewards):
         for node, reward in zip(tree.nodes, row):

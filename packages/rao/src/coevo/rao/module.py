@@ -7,7 +7,9 @@ round (``recursion.schedule=batched``). Every node's own trajectory is trained: 
 (prompt, reply) sequences with agent-token masks, carrying the node's advantage — the node's
 local reward (own sub-task success verified by its environment + c_del × share of successful
 direct children, optionally blended with the root's outcome) normalised within its group (the G
-trees of a task, by depth), optionally discounted by depth and sub-sampled among children.
+trees of a task, by depth) by the ``algo.advantage`` estimator (``credit.py``), optionally
+discounted by depth and sub-sampled among children. The update is GRPO's own (``GRPO.update`` and
+its ``_micro_loss``), so ``algo.loss`` chooses its policy loss from ``registry.losses`` as for GRPO.
 
 With ``flat_baseline=train`` a second copy of the warm-started policy is trained in lockstep on
 the same tasks with delegation disabled (the flat agent, same steps); the end-of-run report
