@@ -26,6 +26,9 @@ class Sample:
     agent_mask: list[int]  # 1 on response (agent) tokens
     advantage: float = 0.0
     rollout_logprobs: list[float] | None = None  # per input position (0 outside the response)
+    # truncated importance weights per input position (off_policy.py), stored when old log-probs are
+    # recomputed; None: 1 everywhere
+    tis_weights: list[float] | None = None
 
     @property
     def cost(self) -> int:
@@ -72,6 +75,19 @@ class TokenMicroBatch:
         """Write ``logprobs`` back into the samples as their rollout (old) log-probs."""
         for row, sample in enumerate(self.samples):
             sample.rollout_logprobs = logprobs[row, : len(sample.input_ids)].tolist()
+
+    def store_tis_weights(self, weights: torch.Tensor) -> None:  # weights: [b, T]
+        """Write truncated importance weights into the samples (read back by ``tis_weights``)."""
+        for row, sample in enumerate(self.samples):
+            sample.tis_weights = weights[row, : len(sample.input_ids)].tolist()
+
+    def tis_weights(self) -> torch.Tensor:  # [b, T]
+        """The samples' stored truncated importance weights (1 where none is stored, and on padding)."""
+        out = torch.ones_like(self.rollout_logprobs)
+        for row, sample in enumerate(self.samples):
+            if sample.tis_weights is not None:
+                out[row, : len(sample.tis_weights)] = torch.tensor(sample.tis_weights, dtype=out.dtype)
+        return out
 
 
 def micro_batches(samples: list[Sample], max_tokens: int, pad_id: int) -> list[TokenMicroBatch]:

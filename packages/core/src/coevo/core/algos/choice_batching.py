@@ -33,6 +33,7 @@ class ChoiceSample:
     choice: int  # index of the chosen candidate
     advantage: float = 0.0
     rollout_logprob: float = 0.0  # log pi_old(choice) = log softmax(score / T)[choice] at rollout time
+    tis_weight: float | None = None  # truncated importance weight of the pick (off_policy.py); None: 1
 
     @property
     def cost(self) -> int:
@@ -78,6 +79,15 @@ class ChoiceMicroBatch:
         """Write ``logprobs`` back into the samples as their rollout (old) log-probs."""
         for sample, value in zip(self.samples, logprobs[:, 0].tolist()):
             sample.rollout_logprob = value
+
+    def store_tis_weights(self, weights: torch.Tensor) -> None:  # weights: [b, 1]
+        """Write the picks' truncated importance weights into the samples (read back by ``tis_weights``)."""
+        for sample, value in zip(self.samples, weights[:, 0].tolist()):
+            sample.tis_weight = value
+
+    def tis_weights(self) -> torch.Tensor:  # [b, 1]
+        """The picks' stored truncated importance weights (1 where none is stored)."""
+        return torch.tensor([[1.0 if s.tis_weight is None else s.tis_weight] for s in self.samples])
 
 
 def choice_micro_batches(samples: list[ChoiceSample], max_tokens: int) -> list[list[int]]:

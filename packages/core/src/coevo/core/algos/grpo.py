@@ -14,6 +14,10 @@ The policy loss is chosen by name from ``registry.losses`` (``algo.loss``: clipp
 The advantages come from ``registry.advantages`` (``algo.advantage``): grpo and rloo give every turn
 its episode's value; gigpo (``coevo.core.algos.gigpo``, settings ``algo.gigpo``) adds a per-turn
 term from the states several episodes of a group met (``Turn.state_key``).
+Two options, off by default: ``algo.dynamic_sampling`` (DAPO's: groups whose returns are all equal are
+dropped and fresh tasks played until ``tasks_per_step`` informative groups; ``dynamic_sampling.py``)
+and ``algo.off_policy.tis_cap`` (truncated importance sampling between the engine's and the trainer's
+log-probs, weighting every agent token's policy-gradient loss; ``off_policy.py``).
 
 Launch: ``make train ALGO=grpo`` (``python -m coevo.core.cli.train algo=grpo``).
 """
@@ -31,6 +35,12 @@ from coevo.core.algos.advantages import broadcast, turn_advantages
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.choice_batching import ChoiceSample
 from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.dynamic_sampling import (
+    DynamicSamplingSettings,
+    refill_seed,
+    refill_tasks,
+    sample_informative_groups,
+)
 from coevo.core.algos.gigpo import GiGPOSettings
 from coevo.core.algos.losses import AGGREGATIONS, aggregate, k3_kl
 from coevo.core.algos.micro_batches import (
@@ -41,8 +51,10 @@ from coevo.core.algos.micro_batches import (
     padding_micro_batch,
     split_micro_batches,
 )
+from coevo.core.algos.off_policy import OffPolicySettings, TISStats, tis_weights
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule, step_seed
+from coevo.core.env.protocol import Task
 from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.policy.lora import ReferencePolicy
 from coevo.core.rollout.sync_check import SyncCheck
@@ -75,6 +87,12 @@ class GRPOConfig:
     # log-probability); "tokens" trains the chosen candidate's tokens like generated ones
     choice_loss: str = choice("softmax", CHOICE_LOSSES)
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-4))
+    # DAPO's dynamic sampling: drop groups whose returns are all equal and play fresh tasks until
+    # tasks_per_step informative groups (or max_rounds rounds) (dynamic_sampling.py); off by default
+    dynamic_sampling: DynamicSamplingSettings = field(default_factory=DynamicSamplingSettings)
+    # engine/trainer mismatch: tis_cap (e.g. 2.0) weights each agent token's loss by the truncated
+    # importance ratio min(exp(lp_trainer - lp_engine), cap) (off_policy.py); null: off
+    off_policy: OffPolicySettings = field(default_factory=OffPolicySettings)
 
     def __post_init__(self):  # subclasses (rsipo, rao) add their cross-field rules after this
         check_instance(self, "algo")
@@ -131,12 +149,17 @@ class GRPO(RolloutModule):
         self.logprob_temperature = context.agent.sampling.temperature if self.decoding_mode == "generate" else 1.0
         # engine vs trainer log-probs of the sampled tokens, every step (rollout.sync_check)
         self.sync_check = SyncCheck(getattr(self.engine.config, "sync_check", None), f"engine '{context.engine_name}'")
+        cap = config.off_policy.tis_cap  # algo.off_policy.tis_cap: truncated importance sampling
+        self.tis = TISStats(cap) if cap is not None else None
 
     def training_step(self, batch: list, batch_idx: int):
         tasks = self.take_tasks(batch)
-        episodes = self.rollout(tasks)
-        self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
-        self.log_rollout_metrics(episodes)
+        if self.config.dynamic_sampling.enabled:
+            episodes = self.rollout_informative(tasks)
+        else:
+            episodes = self.rollout(tasks)
+            self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
+            self.log_rollout_metrics(episodes)
         # per turn: the episode's advantage on each of its turns, or GiGPO's per-turn values
         advantages = turn_advantages(self.advantage_fn, episodes, self.config.scale_by_std, self.config.gigpo)
         samples = turn_samples(episodes, advantages, self.config.choice_loss)
@@ -144,8 +167,39 @@ class GRPO(RolloutModule):
             samples = [s for s in samples if s.advantage != 0.0]
         update_stats = self.update(samples)
         self.record(update_stats)
+        if self.tis is not None:  # over every rank's agent tokens (collective)
+            self.record(self.tis.metrics(), reduce=False)
         self.log("loss", update_stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
         return None
+
+    def rollout_informative(self, tasks: list[Task]) -> list[Episode]:
+        """Dynamic sampling (``algo.dynamic_sampling``): the step's groups, then refill rounds of fresh
+        tasks until ``tasks_per_step`` groups with unequal returns; the kept episodes. Logs the rollout
+        metrics of the step's own tasks (round 1, as without the option), ``dynamic_sampling_rounds``
+        and ``informative_groups`` (over all ranks)."""
+        settings, seconds = self.config.dynamic_sampling, 0.0
+
+        def play(chunk: list[Task], round_: int) -> list[Episode]:
+            nonlocal seconds
+            seed = None if round_ == 1 else refill_seed(self.context.seed, self.batch_index, round_)
+            played = self.rollout(chunk, seed=seed, sync=round_ == 1)  # refills: the same weights
+            seconds += self._rollout_seconds
+            return played
+
+        env, split = self.envs(1)[0], tasks[0].split
+
+        def refill(round_: int, count: int) -> list[Task]:
+            return refill_tasks(env, split, self.config.tasks_per_step, count, self.batch_index, round_,
+                                settings.max_rounds, self.context.seed)
+
+        result = sample_informative_groups(tasks, play, refill, self.config.tasks_per_step, self.group_size,
+                                           settings.max_rounds)
+        self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
+        self._rollout_seconds = seconds  # every round's
+        self.log_rollout_metrics(result.first_round)
+        self.record({"dynamic_sampling_rounds": float(result.rounds),
+                     "informative_groups": float(result.informative_groups)}, reduce=False)
+        return result.episodes
 
     @property
     def scoring(self) -> LogprobScoring:
@@ -215,9 +269,11 @@ class GRPO(RolloutModule):
         old = logprobs.detach() if on_policy else rollout_old
         if on_policy:  # before the step: the weights the engine should have sampled with
             self.sync_check.add(logprobs, rollout_old, mask)
+        weights = {} if self.tis is None else {"token_weights": self._tis_weights(mb, logprobs, rollout_old, mask,
+                                                                                  on_policy)}
         pg_loss, pg_stats = self.loss_fn(
             logprobs, old, adv, mask, self.config.clip_low, self.config.clip_high,
-            self.config.loss_aggregation, normalizer,
+            self.config.loss_aggregation, normalizer, **weights,
         )
         loss = pg_loss
         kl_value = 0.0
@@ -238,6 +294,16 @@ class GRPO(RolloutModule):
         }
         return loss, parts
 
+    def _tis_weights(self, mb: MicroBatch, logprobs: torch.Tensor, engine: torch.Tensor, mask: torch.Tensor,
+                     on_policy: bool) -> torch.Tensor:  # [b, T]
+        """The truncated importance weights of ``mb``: on-policy, from this forward's (detached)
+        log-probs and the engine's; else those stored when the old log-probs were recomputed."""
+        if not on_policy:
+            return mb.tis_weights().to(logprobs.device)
+        weights = tis_weights(logprobs, engine, self.tis.cap)
+        self.tis.add(weights, mask)
+        return weights
+
     @torch.no_grad()
     def _recompute_old_logprobs(self, samples: list[Sample | ChoiceSample], pad_id: int) -> None:
         scoring = self.scoring
@@ -248,4 +314,8 @@ class GRPO(RolloutModule):
             lp = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
             mask, _, rollout_old = loss_tensors(mb, self.device)
             self.sync_check.add(lp, rollout_old, mask)
+            if self.tis is not None:  # the engine's log-probs are about to be replaced by the trainer's
+                weights = tis_weights(lp, rollout_old, self.tis.cap)  # [b, T]
+                self.tis.add(weights, mask)
+                mb.store_tis_weights(weights)
             mb.store_rollout_logprobs(lp)

@@ -13,8 +13,11 @@ Loss aggregation (``aggregate``):
 micro-batches: pass the minibatch's total agent-token count so the gradients add up exactly).
 
 The policy losses, in ``registry.losses`` (``algo.loss``), share one signature ``(logprobs,
-old_logprobs, advantages, mask, clip_low, clip_high, aggregate_mode, normalizer) -> (loss, stats)``
-with stats ``clip_fraction`` and ``ratio_mean`` over agent tokens:
+old_logprobs, advantages, mask, clip_low, clip_high, aggregate_mode, normalizer, token_weights=None)
+-> (loss, stats)`` with stats ``clip_fraction`` and ``ratio_mean`` over agent tokens; ``token_weights``
+(``[B, T]``, detached; None: all 1) multiplies each token's loss before aggregation (truncated
+importance sampling between engine and trainer, ``off_policy.py``; GRPO passes it only when
+``algo.off_policy.tis_cap`` is set):
 - ``clipped_pg``: PPO/GRPO's token-level clipped surrogate;
 - ``dapo``: the same with DAPO's clip-higher range (0.2, 0.28) and ``token_mean``;
 - ``gspo``: the clipped surrogate on a sequence-level ratio (tiny clips, e.g. 3e-4 / 4e-4);
@@ -61,13 +64,14 @@ def clipped_policy_gradient_loss(
     clip_high: float = 0.2,
     aggregate_mode: str = "token_mean",
     normalizer: float | None = None,
+    token_weights: torch.Tensor | None = None,  # [B, T] detached per-token weights (TIS), None: 1
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """PPO/GRPO token-level clipped surrogate: -min(r A, clip(r, 1-cl, 1+ch) A), r = exp(lp - lp_old)."""
     ratio = torch.exp(logprobs - old_logprobs)  # [B, T]
     unclipped = ratio * advantages
     clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * advantages
     per_token = -torch.minimum(unclipped, clipped)  # [B, T]
-    loss = aggregate(per_token, mask, aggregate_mode, normalizer)
+    loss = aggregate(weighted(per_token, token_weights), mask, aggregate_mode, normalizer)
     return loss, _token_stats(ratio, unclipped != clipped, mask.to(per_token.dtype))
 
 
@@ -75,14 +79,14 @@ def clipped_policy_gradient_loss(
 def dapo_loss(
     logprobs: Tensor, old_logprobs: Tensor, advantages: Tensor, mask: Tensor,  # [B, T] each, as clipped_pg
     clip_low: float = 0.2, clip_high: float = 0.28, aggregate_mode: str = "token_mean",
-    normalizer: float | None = None) -> LossAndStats:
+    normalizer: float | None = None, token_weights: Tensor | None = None) -> LossAndStats:
     """DAPO's update rule (Yu et al. 2025) is ``clipped_pg`` with clip-higher and ``token_mean``:
     -min(r A, clip(r, 1-cl, 1+ch) A) with the asymmetric range cl = 0.2, ch = 0.28 (a raised upper
     clip lets unlikely tokens grow, against entropy collapse), averaged over all agent tokens; no KL
     (``algo.kl_coef=0``). A GRPO config passes its own clips: ``algo.loss=dapo algo.clip_high=0.28``.
     Dynamic sampling (refilling groups whose rewards are all equal) is not a loss and is not here."""
     return clipped_policy_gradient_loss(
-        logprobs, old_logprobs, advantages, mask, clip_low, clip_high, aggregate_mode, normalizer
+        logprobs, old_logprobs, advantages, mask, clip_low, clip_high, aggregate_mode, normalizer, token_weights
     )
 
 
@@ -93,7 +97,7 @@ GSPO_MAX_LOG_RATIO = 20.0  # cap on GSPO's log s_i: exp(20) ~ 4.9e8, finite in f
 def gspo_loss(
     logprobs: Tensor, old_logprobs: Tensor, advantages: Tensor, mask: Tensor,  # [B, T] each, as clipped_pg
     clip_low: float = 3e-4, clip_high: float = 4e-4, aggregate_mode: str = "seq_mean_token_mean",
-    normalizer: float | None = None) -> LossAndStats:
+    normalizer: float | None = None, token_weights: Tensor | None = None) -> LossAndStats:
     """GSPO (Zheng et al. 2025): the clipped surrogate on a sequence-level importance ratio.
 
     s_i = exp( (1/|y_i|) sum_{t in y_i} (lp_t - lp_old_t) )   (geometric mean of the token ratios
@@ -113,7 +117,7 @@ def gspo_loss(
     unclipped = ratio * advantages
     clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * advantages
     per_token = -torch.minimum(unclipped, clipped)  # [B, T]
-    loss = aggregate(per_token, mask, aggregate_mode, normalizer)
+    loss = aggregate(weighted(per_token, token_weights), mask, aggregate_mode, normalizer)
     return loss, _token_stats(ratio, unclipped != clipped, m)
 
 
@@ -121,7 +125,7 @@ def gspo_loss(
 def cispo_loss(
     logprobs: Tensor, old_logprobs: Tensor, advantages: Tensor, mask: Tensor,  # [B, T] each, as clipped_pg
     clip_low: float = 1.0, clip_high: float = 0.28, aggregate_mode: str = "token_mean",
-    normalizer: float | None = None) -> LossAndStats:
+    normalizer: float | None = None, token_weights: Tensor | None = None) -> LossAndStats:
     """CISPO (MiniMax-M1, Chen et al. 2025): clip the importance weight, not the update.
 
     per-token loss = -sg(clip(r_t, 1-cl, 1+ch)) A_t lp_t, r_t = exp(lp_t - lp_old_t), sg = stop-gradient;
@@ -133,8 +137,13 @@ def cispo_loss(
     ratio = torch.exp(logprobs - old_logprobs)  # [B, T]
     weight = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high).detach()  # [B, T] sg(clip(r))
     per_token = -weight * advantages * logprobs  # [B, T]
-    loss = aggregate(per_token, mask, aggregate_mode, normalizer)
+    loss = aggregate(weighted(per_token, token_weights), mask, aggregate_mode, normalizer)
     return loss, _token_stats(ratio, weight != ratio, mask.to(per_token.dtype))
+
+
+def weighted(per_token: Tensor, token_weights: Tensor | None) -> Tensor:  # [B, T]
+    """``per_token`` times the detached ``token_weights`` (TIS, ``off_policy.py``); unchanged when None."""
+    return per_token if token_weights is None else per_token * token_weights.detach().to(per_token.dtype)
 
 
 def _token_stats(

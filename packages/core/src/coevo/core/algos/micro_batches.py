@@ -11,7 +11,8 @@ every micro-batch, ``TokenMicroBatch`` or ``ChoiceMicroBatch``, offers the same:
   (rollout) log-prob of every position (``loss_tensors`` moves the three to a device);
 - ``samples`` and ``indices``: its rows' samples and their positions in the split list;
 - ``forward_tokens``: tokens its forward pass reads; ``store_rollout_logprobs``: writes recomputed
-  old log-probs back into the samples.
+  old log-probs back into the samples; ``store_tis_weights`` / ``tis_weights``: the truncated
+  importance weights computed then (``off_policy.py``; 1 where none is stored).
 
 Each sample says what its loss averages over (``loss_units``: response tokens, or 1 for a pick);
 ``loss_normalizer`` sums them into the denominator that makes micro-batch gradients add up exactly.

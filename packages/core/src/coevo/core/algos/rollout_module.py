@@ -153,13 +153,17 @@ class RolloutModule(L.LightningModule):
         self.batch_index = self.global_step
         return dist.shard(list(batch))
 
-    def rollout(self, tasks: list[Task], group_size: int | None = None) -> list[Episode]:
-        """``group_size`` episodes of every task, seeded by the batch index."""
+    def rollout(self, tasks: list[Task], group_size: int | None = None, seed: int | None = None,
+                sync: bool = True) -> list[Episode]:
+        """``group_size`` episodes of every task, seeded by the batch index (or by ``seed``, e.g. a
+        refill round's; this rank's stream of it); ``sync=False`` when the engine already holds
+        this step's weights (a second rollout before the update)."""
         g = group_size or self.group_size
         start = time.perf_counter()
-        self.engine.sync_weights(self.policy)
+        if sync:
+            self.engine.sync_weights(self.policy)
         episodes = play_groups(self.agent, tasks, g, self.envs(len(tasks) * g),
-                               rank_seed(step_seed(self.context.seed, self.batch_index)))
+                               rank_seed(step_seed(self.context.seed, self.batch_index) if seed is None else seed))
         self._rollout_seconds = time.perf_counter() - start
         return episodes
 
