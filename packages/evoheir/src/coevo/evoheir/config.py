@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coevo.core import registry
+from coevo.core.algos import gigpo, losses  # noqa: F401 (registers the advantage estimators and the losses)
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, choice, path, registry_name
 from coevo.evoheir.recovery import RecoverySettings
@@ -74,6 +76,10 @@ class EvoHeirConfig:
     explore_steps: int = bounded(3, ge=1)  # optimizer steps per branch (paper: 15)
     tasks_per_step: int = bounded(4, ge=1)  # grpo host: problems per explore step (also the data module's batch)
     group_size: int = bounded(4, ge=1)  # grpo host: answers per problem (>= 2 there)
+    # grpo host: registry name of the advantage estimator, as GRPO's algo.advantage (grpo | rloo | gigpo)
+    advantage: str = choice("grpo", registry.advantages.names)
+    # grpo host: registry name of the policy loss, as GRPO's algo.loss (clipped_pg | dapo | gspo | cispo)
+    loss: str = choice("clipped_pg", registry.losses.names)
     # greedy held-out (eval_in_distribution) accuracy after every round; 0: off
     heldout_tasks: int = bounded(40, ge=0)
     audit: bool = False  # shorthand for audit_settings.enabled

@@ -3,6 +3,12 @@
 One optimizer step: loss = −Σ_tokens A·log π(token) / (number of agent tokens), the clipped
 objective of GRPO at ratio 1 (one update per batch), with global grad-norm clipping.
 
+``loss_fn`` (the grpo host's ``algo.loss``, from ``registry.losses``) replaces that objective by a
+registered loss, called on-policy: old log-probs = the log-probs, detached (ratio 1), ``token_mean``
+over the same normaliser. ``clipped_pg`` (the default) keeps the objective above as it is: at ratio
+1 its gradient is the same (−A ∇log π per token), but its value is −ΣA / n, not −ΣA·log π / n, and
+the reported ``loss`` stays the value it always was.
+
 Sharded over ranks, ``lockstep`` (the module's) makes every rank run the same number of
 micro-batches: a rank with fewer runs padding forwards whose loss is multiplied by 0.
 """
@@ -15,6 +21,7 @@ import torch
 
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample
+from coevo.core.algos.losses import clipped_policy_gradient_loss
 from coevo.core.algos.micro_batches import (
     LogprobScoring,
     loss_normalizer,
@@ -24,6 +31,8 @@ from coevo.core.algos.micro_batches import (
 )
 from coevo.core.policy.sharding import clip_grad_norm
 from coevo.evoheir.records import Record
+
+ON_POLICY_CLIP = 0.2  # clip_low = clip_high passed to a registered loss (no effect at ratio 1)
 
 
 def policy_gradient_step(
@@ -35,6 +44,7 @@ def policy_gradient_step(
     grad_clip: float = 1.0,
     max_tokens: int = 8192,
     lockstep: Callable[[int], int] | None = None,  # count -> the count every rank runs (collective)
+    loss_fn: Callable | None = None,  # a registry.losses loss; None or clipped_pg: the objective above
 ) -> tuple[float, int]:
     """One optimizer step on ``samples``; returns ``(loss, tokens processed)``."""
     lockstep = lockstep or (lambda count: count)
@@ -52,7 +62,11 @@ def policy_gradient_step(
     for mb in mbs:
         mask, advantages, _ = loss_tensors(mb, device)  # [b, T]
         logprobs = mb.logprobs(model, scoring, device)  # [b, T]
-        loss = -(logprobs * advantages * mask).sum() / normalizer
+        if loss_fn is None or loss_fn is clipped_policy_gradient_loss:
+            loss = -(logprobs * advantages * mask).sum() / normalizer
+        else:  # on-policy: ratio 1, so the clip range changes nothing (GRPO's default 0.2 passed)
+            loss, _ = loss_fn(logprobs, logprobs.detach(), advantages, mask, ON_POLICY_CLIP, ON_POLICY_CLIP,
+                              "token_mean", normalizer)
         loss.backward()
         total += float(loss.detach())
         tokens += mb.forward_tokens
