@@ -128,3 +128,19 @@ def test_ranks_play_their_shares_and_agree_on_the_rounds(tmp_path):
     out = run_on_ranks(_ranked, tmp_path)
     assert out[0] == ([(1, [0, 1]), (2, [b]), (3, [b + 4])], 3, 4, [1])
     assert out[1] == ([(1, [2, 3]), (2, [b + 1]), (3, [b + 5])], 3, 4, [3, b + 1, b + 5])
+
+
+def test_an_algorithm_with_its_own_training_step_refuses_it():
+    from coevo.core.algos.grpo import GRPO
+
+    class OwnStep(GRPO):
+        def training_step(self, batch, batch_idx):
+            return None
+
+    config = GRPOConfig(dynamic_sampling=DynamicSamplingSettings(enabled=True))
+    try:
+        OwnStep(config, context=None)
+    except ValueError as error:
+        assert "OwnStep has its own training step" in str(error)
+    else:
+        raise AssertionError("OwnStep accepted algo.dynamic_sampling.enabled=true")

@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from coevo.core.algos.dynamic_sampling import REFILL_INDEX_BASE
 from coevo.core.algos.grpo import GRPO
@@ -56,3 +58,31 @@ def test_training_steps_with_dynamic_sampling_and_tis(tmp_path, monkeypatch, upd
     assert all(min(p[0]) >= REFILL_INDEX_BASE and not p[2] for p in refills)
     assert flat or [p[0] for p in refills] == [[REFILL_INDEX_BASE, REFILL_INDEX_BASE + 1],
                                                [REFILL_INDEX_BASE + 2, REFILL_INDEX_BASE + 3]]
+
+
+def test_resume_replays_the_refills(tmp_path):
+    # groups of 2 under the flat softmax: some tie, some do not (here 3, 3 and 1 rounds: refills
+    # on steps 1 and 2, the resumed one included)
+    options = ["warmstart.enabled=false", "eval.before=false", "eval.after=false", "algo=grpo",
+               "algo.group_size=2", "algo.dynamic_sampling.enabled=true", "algo.off_policy.tis_cap=2.0",
+               "trainer.checkpoint_every=1", *FLAT]
+
+    def run(name: str, steps: int, *extra: str):
+        train.run(compose_fast(repository_configs(__file__), [f"trainer.max_steps={steps}", *options, *extra],
+                               tmp_path / "cache", tmp_path / name, FAST))
+
+    run("straight", 3)
+    run("split", 1)
+    run("split", 3, f"resume={tmp_path / 'split'}")
+    drop = ("train/rollout_seconds", "train/update_seconds")
+
+    def rows(name: str) -> list[dict]:
+        lines = (tmp_path / name / "metrics.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(line).items() if k not in drop} for line in lines]
+
+    straight = rows("straight")
+    assert [r["step"] for r in straight] == [1, 2, 3] and rows("split") == straight
+    assert any(r["train/dynamic_sampling_rounds"] > 1 for r in straight)  # refills were replayed
+    a = load_file(str(tmp_path / "straight" / "policy" / "model.safetensors"))
+    b = load_file(str(tmp_path / "split" / "policy" / "model.safetensors"))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

@@ -140,6 +140,9 @@ class GRPO(RolloutModule):
     Config = GRPOConfig
 
     def __init__(self, config: GRPOConfig, context: AlgorithmContext):
+        if config.dynamic_sampling.enabled and type(self).training_step is not GRPO.training_step:
+            raise ValueError(f"algo.dynamic_sampling.enabled=true: {type(self).__name__} has its own training step, "
+                             "which does not play dynamic sampling (GRPO's does); set it to false")
         super().__init__(context, config.optim, config.group_size)
         self.config = config
         self.advantage_fn = registry.advantages.get(config.advantage)
@@ -167,8 +170,6 @@ class GRPO(RolloutModule):
             samples = [s for s in samples if s.advantage != 0.0]
         update_stats = self.update(samples)
         self.record(update_stats)
-        if self.tis is not None:  # over every rank's agent tokens (collective)
-            self.record(self.tis.metrics(), reduce=False)
         self.log("loss", update_stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
         return None
 
@@ -226,7 +227,7 @@ class GRPO(RolloutModule):
             # nothing to learn from (every group had equal returns): still take the step so that
             # the schedule and the data position advance exactly as in any other step
             self.optimizer_step_with_clipping()
-            return {**totals, "samples": 0.0, "update_seconds": time.perf_counter() - start}
+            return {**totals, **self._tis_metrics(), "samples": 0.0, "update_seconds": time.perf_counter() - start}
         if cfg.updates_per_batch > 1:
             self._recompute_old_logprobs(samples, pad_id)
         shuffle = torch.Generator().manual_seed(step_seed(self.context.seed, self.batch_index))
@@ -248,6 +249,7 @@ class GRPO(RolloutModule):
                 totals["padding_micro_batches"] += padding
             totals["grad_norm"] += self.optimizer_step_with_clipping() / cfg.updates_per_batch
         totals.update(self.sync_check.finish())  # raises WeightSyncError above the threshold
+        totals.update(self._tis_metrics())
         totals["samples"] = float(len(samples))
         totals["update_seconds"] = time.perf_counter() - start
         return totals
@@ -293,6 +295,11 @@ class GRPO(RolloutModule):
             "clip_fraction": float(pg_stats["clip_fraction"]) * share,
         }
         return loss, parts
+
+    def _tis_metrics(self) -> dict[str, float]:
+        """``tis_ess`` and ``tis_clipped_fraction`` of this update's weights over every rank's agent
+        tokens (collective: each rank's update ends with it, on either return path); {} when TIS is off."""
+        return {} if self.tis is None else self.tis.metrics()
 
     def _tis_weights(self, mb: MicroBatch, logprobs: torch.Tensor, engine: torch.Tensor, mask: torch.Tensor,
                      on_policy: bool) -> torch.Tensor:  # [b, T]
