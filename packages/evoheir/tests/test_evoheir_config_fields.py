@@ -23,3 +23,13 @@ def test_every_evoheir_component_is_walked():
 @pytest.mark.parametrize("component", sorted(EVOHEIR))
 def test_component_config_fields_are_declared_and_enforced(component):
     assert field_problems(EVOHEIR[component], key_prefix(component)) == []
+
+
+def test_only_the_grpo_host_chooses_the_advantage_and_the_loss():
+    from coevo.core import registry
+    from coevo.core.config import ConfigError, build_component
+
+    with pytest.raises(ConfigError, match="algo.advantage=gigpo algo.loss=clipped_pg: only the grpo host"):
+        build_component(registry.algorithms, {"name": "evoheir", "advantage": "gigpo"}, "algo")
+    _, config = build_component(registry.algorithms, {"name": "evoheir", "host": "grpo", "loss": "cispo"}, "algo")
+    assert (config.host, config.loss) == ("grpo", "cispo")

@@ -26,3 +26,11 @@ def test_the_rao_algorithm_is_walked_with_its_nested_settings():
 @pytest.mark.parametrize("component", sorted(RAO))
 def test_component_config_fields_are_declared_and_enforced(component):
     assert field_problems(RAO[component], key_prefix(component)) == []
+
+
+def test_grpos_dynamic_sampling_is_refused_before_any_work():
+    from coevo.core import registry
+    from coevo.core.config import ConfigError, build_component
+
+    with pytest.raises(ConfigError, match="algo.dynamic_sampling.enabled: RAO plays recursion trees"):
+        build_component(registry.algorithms, {"name": "rao", "dynamic_sampling": {"enabled": True}}, "algo")

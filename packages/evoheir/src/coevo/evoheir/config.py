@@ -95,6 +95,10 @@ class EvoHeirConfig:
         check_instance(self, "algo")
         if self.group_size < 2 and self.host == "grpo":
             raise ValueError("algo.group_size: the grpo host needs at least 2 answers per problem")
+        if self.host != "grpo" and (self.advantage != "grpo" or self.loss != "clipped_pg"):
+            raise ValueError(f"algo.advantage={self.advantage} algo.loss={self.loss}: only the grpo host chooses "
+                             f"them (the {self.host} host trains Scout and solver with GRPO advantages and its "
+                             f"own objective); add algo.host=grpo, or leave them at grpo / clipped_pg")
         if self.commit.enabled and self.commit.mode == "certified":
             check_certifiable(self.commit.sigma, self.commit.delta, self.commit.pool_size, self.rounds, "algo.commit")
         if self.audit:

@@ -79,3 +79,6 @@ class RAOConfig(GRPOConfig):
                              "algo.report.sizes set (num_chunks, depth, size)")
         if self.updates_per_batch != 1:
             raise ValueError("algo.updates_per_batch: RAO takes one update per batch of trees; set it to 1")
+        if self.dynamic_sampling.enabled:
+            raise ValueError("algo.dynamic_sampling.enabled: RAO plays recursion trees, not GRPO's groups; "
+                             "dynamic sampling is GRPO's option; set it to false")

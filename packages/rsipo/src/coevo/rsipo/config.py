@@ -94,6 +94,12 @@ class RSIPOConfig(GRPOConfig):
         super().__post_init__()  # checks every declared field (GRPOConfig)
         if self.updates_per_batch != 1:
             raise ValueError("algo.updates_per_batch: RSIPO takes one update per batch (L = L_RLVR + λ L_OPSD + L_skill)")
+        if self.dynamic_sampling.enabled:
+            raise ValueError("algo.dynamic_sampling.enabled: RSIPO plays its own groups (students, replays, "
+                             "skills); dynamic sampling is GRPO's option; set it to false")
+        if self.off_policy.tis_cap is not None:
+            raise ValueError("algo.off_policy.tis_cap: RSIPO's update is on-policy (ratio 1, no engine "
+                             "log-probs in its loss); truncated importance sampling is GRPO's option; unset it")
 
     @property
     def skill_loss(self) -> bool:
