@@ -38,7 +38,7 @@ def test_registered_and_forkable(envs, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_preset_composes_to_the_configs_defaults(name):
-    node = compose_config("train", [f"env={name}"]).env
+    node = OmegaConf.to_container(compose_config("train", [f"env={name}"]).env)
     assert node.pop("name") == name
     cls = registry.envs.get(name)
     assert validate(node, cls.Config, "env") == cls.Config()
