@@ -129,3 +129,21 @@ def test_the_run_settings_come_from_the_schemas():
     assert set(run_settings(TrainSchema)) <= set(cfg.keys())
     evaluated = compose_config("eval", ["checkpoint=x"], repository=REPOSITORY)
     assert set(run_settings(EvalSchema)) <= set(evaluated.keys())
+
+
+def test_composing_reads_only_the_chosen_components():
+    """The default run's composition imports no other component's module: vLLM scans every imported
+    module when it starts and failed on numba's, which the search env brings in."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from coevo.core.cli.config_sources import compose_config; "
+              "cfg = compose_config('train', ['algo.optim.lr=1e-3']); "
+              "print(cfg.algo.name, cfg.env.name, len(cfg.algo), "
+              "[m for m in ('coevo.envs.search.env', 'coevo.envs.math.env', 'numba', 'coevo.rsipo.module', "
+              "'coevo.rao.module', 'coevo.evoheir.module') if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    name, env, fields, imported = done.stdout.strip().splitlines()[-1].split(" ", 3)
+    assert (name, env, imported) == ("grpo", "household", "[]")
+    assert int(fields) == len(dataclasses.fields(registry.algorithms.get("grpo").Config))  # the full node

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from coevo.core.cli.config_defaults import is_base, store_defaults
+from coevo.core.cli.config_defaults import chosen_components, is_base, store_chosen, store_defaults
 
 ENTRY_POINT_GROUP = "coevo.configs"  # <distribution> = "<importable package holding its YAML presets>"
 REPOSITORY_MARKER = "experiment"  # the repository's configs/ holds configs/experiment/
@@ -71,9 +71,26 @@ def search_path_override(repository: str | None = None) -> str:
 
 
 def hydra_overrides(overrides: Sequence[str], repository: str | None = None) -> list[str]:
-    """``overrides`` plus the search path (and the base nodes stored): what Hydra composes."""
-    store_defaults()
+    """``overrides`` plus the search path: what Hydra composes."""
     return [*overrides, search_path_override(repository)]
+
+
+def group_choices(overrides: Sequence[str]) -> list[str]:
+    """The overrides that choose presets or set top-level keys (``algo=rsipo``, ``+callbacks=x``,
+    ``seed=1``), not those of keys inside a node (``algo.optim.lr=…``) nor Hydra's flags."""
+    return [o for o in overrides if "=" in o and not o.startswith("-")
+            and "." not in o.split("=", 1)[0].lstrip("+~")]
+
+
+def prepare_components(config_name: str, overrides: Sequence[str], repository: str | None = None) -> None:
+    """Store the base nodes, with the Config defaults of the components that ``overrides`` choose:
+    a first composition of their preset choices alone, on placeholders, names them."""
+    from hydra import compose
+
+    store_defaults()
+    with initialized():
+        first = compose(config_name, overrides=hydra_overrides(group_choices(overrides), repository))
+    store_chosen(chosen_components(first))
 
 
 @contextmanager
@@ -91,6 +108,7 @@ def compose_config(config_name: str, overrides: Sequence[str] = (), repository: 
     (``repository``: a configs/ folder to search first; default ``repository_config_dir()``)."""
     from hydra import compose
 
+    prepare_components(config_name, overrides, repository)
     with initialized():
         return compose(config_name, overrides=hydra_overrides(overrides, repository), **kwargs)
 
@@ -100,6 +118,7 @@ def preset_names(group: str, repository: str | None = None) -> list[str]:
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.object_type import ObjectType
 
+    store_defaults()  # placeholders name every option
     with initialized():
         loader = GlobalHydra.instance().config_loader()
         options = loader.get_group_options(group, results_filter=ObjectType.CONFIG, config_name="train",
