@@ -307,6 +307,11 @@ class GRPO(RolloutModule):
         log-probs and the engine's; else those stored when the old log-probs were recomputed."""
         if not on_policy:
             return mb.tis_weights().to(logprobs.device)
+        return self._counted_tis_weights(logprobs, engine, mask)
+
+    def _counted_tis_weights(self, logprobs: torch.Tensor, engine: torch.Tensor,
+                             mask: torch.Tensor) -> torch.Tensor:  # [b, T]
+        """``tis_weights`` of these log-probs, counted into this update's ESS and clipped fraction."""
         weights = tis_weights(logprobs, engine, self.tis.cap)
         self.tis.add(weights, mask)
         return weights
@@ -322,7 +327,5 @@ class GRPO(RolloutModule):
             mask, _, rollout_old = loss_tensors(mb, self.device)
             self.sync_check.add(lp, rollout_old, mask)
             if self.tis is not None:  # the engine's log-probs are about to be replaced by the trainer's
-                weights = tis_weights(lp, rollout_old, self.tis.cap)  # [b, T]
-                self.tis.add(weights, mask)
-                mb.store_tis_weights(weights)
+                mb.store_tis_weights(self._counted_tis_weights(lp, rollout_old, mask))
             mb.store_rollout_logprobs(lp)

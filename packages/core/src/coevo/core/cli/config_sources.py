@@ -28,6 +28,7 @@ from coevo.core.cli.config_defaults import chosen_components, is_base, store_cho
 
 ENTRY_POINT_GROUP = "coevo.configs"  # <distribution> = "<importable package holding its YAML presets>"
 REPOSITORY_MARKER = "experiment"  # the repository's configs/ holds configs/experiment/
+_prepared: set[tuple] = set()  # (config name, preset choices, repository) whose components are stored
 
 
 def package_config_dir() -> str:
@@ -88,9 +89,14 @@ def prepare_components(config_name: str, overrides: Sequence[str], repository: s
     from hydra import compose
 
     store_defaults()
+    repository = repository or repository_config_dir()
+    choices = (config_name, tuple(group_choices(overrides)), repository)
+    if choices in _prepared:  # the CLI's precheck did it; hydra.main's composition follows
+        return
     with initialized():
-        first = compose(config_name, overrides=hydra_overrides(group_choices(overrides), repository))
+        first = compose(config_name, overrides=hydra_overrides(list(choices[1]), repository))
     store_chosen(chosen_components(first))
+    _prepared.add(choices)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 from coevo.core.cli.config_defaults import COMPONENT_GROUPS, is_base
-from coevo.core.cli.config_sources import compose_config
+from coevo.core.cli.config_sources import compose_config, group_choices
 from coevo.core.cli.errors import EXIT_REFUSED, print_error
 
 _COULD_NOT_OVERRIDE = re.compile(r"Could not override '([^']+)'")
@@ -67,9 +67,8 @@ def explain(exc: Exception, config_name: str, overrides: list[str]) -> str:
     if bad and ("not in struct" in cause or "not in struct" in text or "+" + bad.group(1) in text):
         key = bad.group(1)
         # the presets chosen (env=search, model=hf) without any key overrides: the node as its preset has it
-        rest = [o for o in overrides if "." not in o.split("=", 1)[0]]
         try:
-            return unknown_key_message(compose_config(config_name, rest), key)
+            return unknown_key_message(compose_config(config_name, group_choices(overrides)), key)
         except Exception:  # noqa: BLE001 - another override is broken too: name this one anyway
             return f"unknown key {key}"
     missing = _COULD_NOT_FIND.search(text)
