@@ -8,6 +8,10 @@ the defaults are small enough for a ~3M-parameter model to learn in minutes on a
 
 With the oracle's search, a task needs at most about ``2 * num_receptacles + 7`` steps; keep
 ``max_steps`` at least that when raising ``num_receptacles``.
+
+``scale=alfworld`` plays rooms of ALFWorld's size and vocabulary instead (``alfworld_rooms``): the
+real games' object and receptacle kinds, room types and room sizes, every openable closed, and
+ALFWorld's 50-step limit; the room knobs and ``max_steps`` then do not apply.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from typing import Any
 from coevo.core import registry
 from coevo.core.env.protocol import StepResult, Task
 from coevo.core.fields import bounded, choice, random_seed
-from coevo.envs.household import wording
+from coevo.envs.household import vocabulary, wording
+from coevo.envs.household.alfworld_rooms import generate_alfworld_world
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.commands import admissible_commands, apply_command
+from coevo.envs.household.common_sense import SCALES
 from coevo.envs.household.generation import generate_world
 from coevo.envs.household.goals import is_goal_met
 from coevo.envs.household.oracle import ObservableOracle
@@ -28,6 +34,7 @@ from coevo.envs.household.world import World
 from coevo.envs.procedural import ProceduralEnv
 
 EVAL_SPLITS = ("eval_in_distribution", "eval_out_of_distribution")
+SCALE_NAMES = tuple(SCALES)  # ("small", "alfworld")
 
 
 def _default_task_types() -> list[str]:
@@ -44,6 +51,9 @@ class HouseholdEnv(ProceduralEnv):
     @dataclass
     class Config:
         seed: int = random_seed(0)  # base seed; each task's seed is derived from (split, index, seed)
+        # "small": rooms set by the knobs below; "alfworld": ALFWorld's vocabulary, room types and
+        # sizes (6-54 receptacles, as the real games), all openables closed, 50 steps (knobs below unused)
+        scale: str = choice("small", SCALE_NAMES)
         task_types: list[str] = choice(_default_task_types, TASK_TYPES, length=(1, None))  # round-robin by index
         # receptacles per room (the task's needs included: target, appliance, lamp holder, hideout)
         num_receptacles: int = bounded(6, ge=4)
@@ -63,9 +73,11 @@ class HouseholdEnv(ProceduralEnv):
             raise ValueError(f"task_types must be a non-empty subset of {list(TASK_TYPES)}; got {unknown}")
         if self.config.num_receptacles < 4:
             raise ValueError("num_receptacles must be at least 4 (target, appliance, lamp holder, hideout)")
-        self.max_steps = self.config.max_steps
+        self._alfworld = self.config.scale == "alfworld"
+        self.max_steps = vocabulary.MAX_STEPS if self._alfworld else self.config.max_steps
+        self._common_sense = SCALES[self.config.scale]
         self._world: World | None = None
-        self._oracle = ObservableOracle()
+        self._oracle = ObservableOracle(common_sense=self._common_sense)
         self._admissible: list[str] | None = None  # cache for the current state
         self._steps = 0
         self._done = False
@@ -79,7 +91,23 @@ class HouseholdEnv(ProceduralEnv):
     # -- episode --------------------------------------------------------------------------------
     def reset(self, task: Task) -> str:
         c = self.config
-        self._world = generate_world(
+        if self._alfworld:
+            self._world = generate_alfworld_world(
+                task.task_type, task.split, task.seed, max_steps=self.max_steps, goal_variants=c.goal_variants
+            )
+        else:
+            self._world = self._generate_small(task)
+        self._task = task
+        self._steps = 0
+        self._done = False
+        self._admissible = None
+        observation = wording.intro(self._world)
+        self._oracle.observe(observation)
+        return observation
+
+    def _generate_small(self, task: Task) -> World:
+        c = self.config
+        return generate_world(
             task.task_type,
             task.split,
             task.seed,
@@ -90,13 +118,6 @@ class HouseholdEnv(ProceduralEnv):
             usual_place_prob=c.usual_place_prob,
             goal_variants=c.goal_variants,
         )
-        self._task = task
-        self._steps = 0
-        self._done = False
-        self._admissible = None
-        observation = wording.intro(self._world)
-        self._oracle.observe(observation)
-        return observation
 
     def step(self, action: str) -> StepResult:
         world = self._require_world()
@@ -153,7 +174,7 @@ class HouseholdEnv(ProceduralEnv):
         if self._world is None or self._world.layout is not layout:
             self._world = World(layout=layout, contents={}, opened=set())
         self._world.restore(world_state)
-        self._oracle = ObservableOracle(memory.copy())
+        self._oracle = ObservableOracle(memory.copy(), common_sense=self._common_sense)
         self._admissible = None
 
     # -- helpers --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ It is fed observation texts (``observe``) and the admissible commands (``act``) 
 else, so it provably cannot use the hidden state. It plays like a tidy person:
 
 1. search for the goal object: receptacles where that kind is usually kept first (apples in the
-   fridge, mugs in cabinets — ``catalog.usual_places``), then the rest in the order the room
+   fridge, mugs in cabinets — ``common_sense``, at the room's scale), then the rest in the order the room
    description lists them; never the target receptacles (the object is not there yet); open what
    is closed; take the object as soon as it has been seen;
 2. clean/heat/cool it at the first sinkbasin/microwave/fridge listed; or, for look_at tasks, carry
@@ -16,14 +16,8 @@ Every choice is a deterministic function of the memory, so the behaviour is imit
 
 from __future__ import annotations
 
-from coevo.envs.household.catalog import (
-    APPLIANCE_OF_TASK,
-    OBJECT_KINDS,
-    OPENABLE_KINDS,
-    RECEPTACLE_KINDS,
-    VERB_OF_APPLIANCE,
-    kind_of,
-)
+from coevo.envs.household.catalog import APPLIANCE_OF_TASK, OPENABLE_KINDS, VERB_OF_APPLIANCE, kind_of
+from coevo.envs.household.common_sense import SMALL, CommonSense
 from coevo.envs.household.goals import REQUIRED_STATE
 from coevo.envs.household.memory import ObservationMemory
 
@@ -31,8 +25,9 @@ from coevo.envs.household.memory import ObservationMemory
 class ObservableOracle:
     """Chooses the next command from observations only."""
 
-    def __init__(self, memory: ObservationMemory | None = None):
+    def __init__(self, memory: ObservationMemory | None = None, common_sense: CommonSense = SMALL):
         self.memory = memory if memory is not None else ObservationMemory()
+        self.common_sense = common_sense  # where kinds are usually kept, at the room's scale
 
     def observe(self, observation: str) -> None:
         self.memory.observe(observation)
@@ -121,12 +116,12 @@ class ObservableOracle:
         m = self.memory
         goal = m.goal
         assert goal is not None
-        usual = OBJECT_KINDS[goal.object_kind].usual_places if goal.object_kind in OBJECT_KINDS else ()
+        usual = self.common_sense.usual_places.get(goal.object_kind, ())
         candidates = [r for r in m.receptacles if kind_of(r) != goal.target_kind]
         return sorted(candidates, key=lambda r: _rank(kind_of(r), usual))
 
     def _lamp_search_order(self) -> list[str]:
-        holders = tuple(k for k, r in RECEPTACLE_KINDS.items() if r.holds_lamp)
+        holders = self.common_sense.lamp_holders
         return sorted(self.memory.receptacles, key=lambda r: _rank(kind_of(r), holders))
 
     def _first_of_kind(self, kind: str) -> str:
