@@ -60,6 +60,13 @@ def test_grpo_host_rounds_with_recovery_and_audit(compose_train, tmp_path):
     summary = json.loads((run / "evoheir_summary.json").read_text())
     assert set(summary["audit"]) >= {"commit_all", "random_at_rate", "heircommit"} or all(r["unchanged"] for r in rows)
     assert (run / "rounds.png").stat().st_size > 0 and any((run / "tb").iterdir())
+    # training.png's "training rollouts" panel reads train/success and train/reward: the explore
+    # rollouts' won share (one answer per episode: reward is 1 when won, minus invalid penalties)
+    logged = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    per_round = [m for m in logged if "train/round" in m]
+    assert [m["train/round"] for m in per_round] == [1.0, 2.0]
+    for m in per_round:
+        assert 0.0 <= m["train/success"] <= 1.0 and m["train/reward"] <= m["train/success"]
     ckpt = torch.load(run / "checkpoints" / "last.ckpt", weights_only=False)
     assert ckpt["global_step"] == 2
 

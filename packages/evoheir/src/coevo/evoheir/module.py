@@ -347,7 +347,10 @@ class EvoHeir(RolloutModule):
             metrics["heldout_success"] = row["heldout"]
         if row["true_gain"] is not None:
             metrics["audit/true_gain"] = row["true_gain"]
-        for key in ("success", "scout_reward", "valid", "admitted", "attempts"):
+        for key in ("success", "reward"):  # the explore rollouts, where training.png's left panel reads them
+            if key in row["host_stats"]:
+                metrics[key] = row["host_stats"][key]
+        for key in ("scout_reward", "valid", "admitted", "attempts"):
             if key in row["host_stats"]:
                 metrics[f"host/{key}"] = row["host_stats"][key]
         # the round is replicated: the same values on every rank (no reduction)

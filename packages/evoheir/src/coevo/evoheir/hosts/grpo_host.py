@@ -46,4 +46,5 @@ class GRPOHost:
             if record is not None:
                 records.append(record)
         return {"records": records, "tokens": episode_tokens(episodes) + train_tokens, "loss": loss,
-                "success": sum(ep.won for ep in episodes) / len(episodes)}
+                "success": sum(ep.won for ep in episodes) / len(episodes),
+                "reward": sum(ep.reward for ep in episodes) / len(episodes)}

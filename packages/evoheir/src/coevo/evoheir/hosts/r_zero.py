@@ -124,4 +124,11 @@ class RZeroHost:
             "attempts": len(proposals), "valid": len(valid), "admitted": admitted,
             "rejected": dict(rejected), "scout_reward": sum(scout_rewards) / max(1, len(scout_rewards)),
             "support": sum(supports) / len(supports) if supports else float("nan"),
+            # the Learner's rollouts on admitted problems: agreement with the label, and its reward
+            "success": _mean([float(r > 0) for r in solver_rewards]) if solver_rewards else float("nan"),
+            "reward": _mean(solver_rewards) if solver_rewards else float("nan"),
         }
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
