@@ -3,8 +3,8 @@
 From ``(task_type, seed)`` and one ``random.Random(seed)``: a room type that has such tasks
 (kitchen, living room, bedroom, bathroom; weighted by the real games of that task type), a room
 size from that room type's real sizes, receptacle counts within each kind's real range (the kinds
-every real room of the type has, at least their fewest; then kinds drawn by their mean count), the
-goal over ALFWorld's whole vocabulary, objects of the room type's kinds in the number its real
+every real room of the type has, at least their fewest; then kinds drawn by their mean count), a
+goal object of a kind this room type holds (uniformly over the kinds the task type allows), objects of the room type's kinds in the number its real
 rooms hold, each where its kind was found in the real games (drawn by those counts). As in
 ALFWorld, every openable receptacle starts closed.
 
@@ -48,14 +48,37 @@ def room_types_for(task_type: str) -> list[str]:
     return [name for name, room in V.ROOM_TYPES.items() if room.tasks.get(task_type)]
 
 
-def generate_alfworld_world(task_type: str, split: str, seed: int, *, max_steps: int, goal_variants: bool) -> World:
-    """A room and task of ALFWorld's scale; the same for the same arguments (``split`` only seeds)."""
+def can_ask(task_type: str, object_kind: str, target_kind: str) -> bool:
+    """Whether some room of this scale can pose this goal (the constraints ``_draw`` applies)."""
+    for name in room_types_for(task_type):
+        room = V.ROOM_TYPES[name]
+        if object_kind not in room.objects or object_kind not in GOAL_KINDS[task_type]:
+            continue
+        if task_type == "look_at_obj_in_light":
+            if not target_kind and any(k in room.receptacles for k in V.LAMP_HOLDERS):
+                return True
+            continue
+        fits = target_kind in V.CAN_HOLD[object_kind] and target_kind != APPLIANCE_OF_TASK.get(task_type)
+        starts = [k for k in V.PLACES[object_kind] if k in room.receptacles and k != target_kind]
+        if fits and target_kind in V.TARGET_KINDS and target_kind in room.receptacles and starts:
+            return True
+    return False
+
+
+def generate_alfworld_room(task_type: str, split: str, seed: int, *, max_steps: int, goal_variants: bool):
+    """``(room type, world)`` of ALFWorld's scale; the same for the same arguments (``split`` only
+    names the task in an error: the seed already depends on it)."""
     rng = random.Random(seed)
     for _ in range(MAX_DRAWS):
-        world = _draw(rng, task_type, goal_variants)
-        if world is not None and oracle_wins_within(world, max_steps):
-            return world
+        drawn = _draw(rng, task_type, goal_variants)
+        if drawn is not None and oracle_wins_within(drawn[1], max_steps):
+            return drawn
     raise RuntimeError(f"no winnable {task_type} room in {MAX_DRAWS} draws (seed {seed}, split {split})")
+
+
+def generate_alfworld_world(task_type: str, split: str, seed: int, *, max_steps: int, goal_variants: bool) -> World:
+    """The world of ``generate_alfworld_room``."""
+    return generate_alfworld_room(task_type, split, seed, max_steps=max_steps, goal_variants=goal_variants)[1]
 
 
 def _weighted(rng: random.Random, weights: dict) -> str:
@@ -63,14 +86,14 @@ def _weighted(rng: random.Random, weights: dict) -> str:
     return rng.choices(keys, weights=[weights[k] for k in keys])[0]
 
 
-def _draw(rng: random.Random, task_type: str, goal_variants: bool) -> World | None:
+def _draw(rng: random.Random, task_type: str, goal_variants: bool) -> tuple[str, World] | None:
     room = V.ROOM_TYPES[_weighted(rng, {r: V.ROOM_TYPES[r].tasks[task_type] for r in room_types_for(task_type)})]
     size = int(_weighted(rng, room.sizes))
     kinds = room.receptacles  # kind → (fewest, most, mean)
 
     # -- the goal: an object kind of this room, a target that can hold it ------------------------
     objects_here = [k for k in room.objects if k in GOAL_KINDS[task_type]]
-    object_kind = _weighted(rng, {k: room.objects[k] for k in objects_here})
+    object_kind = rng.choice(objects_here)  # goals are spread over the kinds, as ALFRED's are
     appliance = APPLIANCE_OF_TASK.get(task_type, "")
     target_kind = ""
     required = Counter({k: low for k, (low, _, _) in kinds.items() if low})
@@ -133,7 +156,7 @@ def _draw(rng: random.Random, task_type: str, goal_variants: bool) -> World | No
     openable = frozenset(r for r in receptacles if kind_of(r) in V.OPENABLE_KINDS)
     locations = tuple(rng.sample(range(1, 4 * len(receptacles) + 1), len(receptacles)))
     layout = Layout(receptacles=receptacles, openable=openable, lamp=lamp, goal=goal, locations=locations)
-    return World(layout=layout, contents=contents, opened=set())
+    return room.name, World(layout=layout, contents=contents, opened=set())
 
 
 def oracle_wins_within(world: World, max_steps: int) -> bool:
