@@ -4,9 +4,9 @@ From ``(task_type, seed)`` and one ``random.Random(seed)``: a room type that has
 (kitchen, living room, bedroom, bathroom; weighted by the real games of that task type), a room
 size from that room type's real sizes, receptacle counts within each kind's real range (the kinds
 every real room of the type has, at least their fewest; then kinds drawn by their mean count), a
-goal object of a kind this room type holds (uniformly over the kinds the task type allows), objects of the room type's kinds in the number its real
-rooms hold, each where its kind was found in the real games (drawn by those counts). As in
-ALFWorld, every openable receptacle starts closed.
+goal object of a kind this room type holds (uniformly over the kinds the task type allows), objects
+of the room type's kinds in the number its real rooms hold, each where its kind was found in the
+real games (drawn by those counts). As in ALFWorld, every openable receptacle starts closed.
 
 Guarantees (as at the small scale): the room has the task's appliance, a desklamp for look_at
 tasks, a receptacle of the target kind that can hold the goal object; goal objects never start in
@@ -76,7 +76,9 @@ def generate_alfworld_room(task_type: str, split: str, seed: int, *, max_steps: 
     raise RuntimeError(f"no winnable {task_type} room in {MAX_DRAWS} draws (seed {seed}, split {split})")
 
 
-def generate_alfworld_world(task_type: str, split: str, seed: int, *, max_steps: int, goal_variants: bool) -> World:
+def generate_alfworld_world(
+    task_type: str, split: str, seed: int, *, max_steps: int, goal_variants: bool
+) -> World:
     """The world of ``generate_alfworld_room``."""
     return generate_alfworld_room(task_type, split, seed, max_steps=max_steps, goal_variants=goal_variants)[1]
 
