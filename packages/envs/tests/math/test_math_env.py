@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from coevo.core import registry
 from coevo.core.env.protocol import Environment
 from coevo.envs.math.env import CORRECT, INCORRECT_FINAL, INCORRECT_RETRY, MathEnv
-from coevo.envs.math.generator import PROBLEM_TYPES
+from coevo.envs.math.generator import DEFAULT_PROBLEM_TYPES, PROBLEM_TYPES
 
 SPLITS = ("train", "eval_in_distribution", "eval_out_of_distribution")
 
@@ -35,7 +35,7 @@ def test_registered_and_protocol_surface():
 
 def test_task_types_round_robin_and_deterministic():
     env = _env()
-    assert [env.task("train", i).task_type for i in range(5)] == [*PROBLEM_TYPES, PROBLEM_TYPES[0]]
+    assert [env.task("train", i).task_type for i in range(5)] == [*DEFAULT_PROBLEM_TYPES, DEFAULT_PROBLEM_TYPES[0]]
     first = env.reset(env.task("eval_in_distribution", 3))
     assert _env().reset(_env().task("eval_in_distribution", 3)) == first
     assert "\\boxed{answer}" in first and env.goal in first

@@ -42,7 +42,7 @@ def _math_of(text):
     return parse(f"${latex}$", extraction_config=[LatexExtractionConfig()])[0]
 
 
-@pytest.mark.parametrize("problem_type", ["arithmetic", "fractions"])
+@pytest.mark.parametrize("problem_type", ["arithmetic", "fractions", "addition"])
 def test_expression_answers_are_the_expression_values(problem_type):
     for difficulty in (1, 3, 5):
         for index in range(8):
@@ -52,10 +52,11 @@ def test_expression_answers_are_the_expression_values(problem_type):
             assert sympy.simplify(value - gold) == 0, problem
 
 
-def test_equation_answers_solve_the_equation():
+@pytest.mark.parametrize("problem_type", ["linear_equation", "one_step_equation"])
+def test_equation_answers_solve_the_equation(problem_type):
     for difficulty in (1, 2, 3, 5):
         for index in range(8):
-            problem = generate_problem("linear_equation", "train", task_seed("train", index, 0), difficulty)
+            problem = generate_problem(problem_type, "train", task_seed("train", index, 0), difficulty)
             equation = re.search(r"\$: \$(.*?)\$", problem.text).group(1)
             left, right = equation.split("=")
             lhs = parse(f"${left}$", extraction_config=[LatexExtractionConfig()])[0]
@@ -63,6 +64,22 @@ def test_equation_answers_solve_the_equation():
             (x,) = lhs.free_symbols | rhs.free_symbols  # math-verify's own symbol x
             solutions = sympy.solve(sympy.Eq(lhs, rhs), x)
             assert solutions == [sympy.Integer(int(problem.answer))], problem
+
+
+def test_the_basic_tier_at_difficulty_1_is_the_single_digit_table_and_its_inverse():
+    additions, equations = set(), set()
+    for index in range(3000):
+        seed = task_seed("train", index, 0)
+        a, b = map(int, re.fullmatch(r"Compute \$(\d) \+ (\d)\$\.", generate_problem("addition", "train", seed, 1).text)
+                   .groups())
+        additions.add((a, b))
+        problem = generate_problem("one_step_equation", "train", seed, 1)
+        a, total = map(int, re.fullmatch(r"Solve for \$x\$: \$x \+ (\d) = (\d+)\$\.", problem.text).groups())
+        assert int(problem.answer) == total - a and 1 <= int(problem.answer) <= 9
+        equations.add((a, total))
+    digits = range(1, 10)
+    assert additions == {(a, b) for a in digits for b in digits}  # all 81 facts, nothing else
+    assert equations == {(a, x + a) for a in digits for x in digits}
 
 
 def test_hand_checked_word_problems():

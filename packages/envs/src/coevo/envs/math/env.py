@@ -22,7 +22,7 @@ from coevo.core.fields import path as path_field
 from coevo.envs.data_files import DataFileError, load_checked
 from coevo.envs.math.answers import answers_match, extract_boxed
 from coevo.envs.math.dataset import load_problems
-from coevo.envs.math.generator import PROBLEM_TYPES, generate_problem
+from coevo.envs.math.generator import DEFAULT_PROBLEM_TYPES, PROBLEM_TYPES, generate_problem
 from coevo.envs.math.problem import Problem, task_seed
 from coevo.envs.math.scale import MAX_DIFFICULTY
 
@@ -33,7 +33,7 @@ INCORRECT_FINAL = "Incorrect."
 
 
 def _default_problem_types() -> list[str]:
-    return list(PROBLEM_TYPES)
+    return list(DEFAULT_PROBLEM_TYPES)
 
 
 @registry.envs.register("math")
@@ -50,7 +50,7 @@ class MathEnv(Environment):
         seed: int = random_seed(0)  # base seed; each generated problem derives from (split, index, seed)
         # 1..5: size of the numbers (and terms) of generated problems
         difficulty: int = bounded(1, ge=1, le=MAX_DIFFICULTY)
-        # round-robin by index
+        # round-robin by index; the basic tier (addition, one_step_equation) is opt-in
         problem_types: list[str] = choice(_default_problem_types, PROBLEM_TYPES, length=(1, None))
         # 1: single-turn; more: "Incorrect. Try again." until the attempts run out
         max_attempts: int = bounded(1, ge=1)

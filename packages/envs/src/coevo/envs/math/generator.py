@@ -1,5 +1,11 @@
 """Deterministic generation of one problem from ``(problem type, split, seed, difficulty)``.
 
+Two tiers of problem types. The default mix (``DEFAULT_PROBLEM_TYPES``) is school arithmetic,
+fractions, linear equations and word problems. The basic tier (``addition``: ``a + b``;
+``one_step_equation``: ``x + a = b``) is one operation on small numbers: at difficulty 1 it is the
+single-digit addition table and its inverse, 81 facts each, which the tiny CPU model can learn from
+a warm start and then by RL (the default ``algo=evoheir`` run trains on it).
+
 ``eval_out_of_distribution`` problems use larger numbers (``scale.OOD_SHIFT`` more difficulty
 levels) and, for word problems, templates never used in the other splits.
 """
@@ -13,7 +19,9 @@ from coevo.envs.math.problem import Problem
 from coevo.envs.math.scale import MAX_DIFFICULTY, scale_for
 from coevo.envs.math.word_problems import word_problem
 
-PROBLEM_TYPES = ("arithmetic", "fractions", "linear_equation", "word_problem")
+DEFAULT_PROBLEM_TYPES = ("arithmetic", "fractions", "linear_equation", "word_problem")
+BASIC_PROBLEM_TYPES = ("addition", "one_step_equation")
+PROBLEM_TYPES = DEFAULT_PROBLEM_TYPES + BASIC_PROBLEM_TYPES
 OOD_SPLIT = "eval_out_of_distribution"
 
 
@@ -31,4 +39,8 @@ def generate_problem(problem_type: str, split: str, seed: int, difficulty: int) 
         return symbolic.fractions(rng, scale)
     if problem_type == "linear_equation":
         return symbolic.linear_equation(rng, scale)
+    if problem_type == "addition":
+        return symbolic.addition(rng, scale)
+    if problem_type == "one_step_equation":
+        return symbolic.one_step_equation(rng, scale)
     return word_problem(rng, scale, ood)

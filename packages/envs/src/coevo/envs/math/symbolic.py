@@ -1,4 +1,5 @@
-"""Generated symbolic problems: integer arithmetic, fraction arithmetic and linear equations.
+"""Generated symbolic problems: integer arithmetic, fraction arithmetic and linear equations, and
+the basic tier's one-operation problems (addition, one-step equations).
 
 Values are computed from the construction (integers and ``fractions.Fraction``), never by
 evaluating text. Every answer is an integer or a reduced fraction written ``\\frac{p}{q}``.
@@ -91,3 +92,15 @@ def linear_equation(rng: random.Random, scale: Scale) -> Problem:
             d = a * (x + b) - c * x
             equation = f"{a}({_linear(1, b)}) = {_linear(c, d)}"
     return Problem(f"Solve for $x$: ${equation}$.", str(x), "linear_equation")
+
+
+def addition(rng: random.Random, scale: Scale) -> Problem:
+    """``a + b`` with both addends in ``[1, value_max]`` (difficulty 1: the single-digit table)."""
+    a, b = rng.randint(1, scale.value_max), rng.randint(1, scale.value_max)
+    return Problem(f"Compute ${a} + {b}$.", str(a + b), "addition")
+
+
+def one_step_equation(rng: random.Random, scale: Scale) -> Problem:
+    """``x + a = b`` with ``x`` and ``a`` in ``[1, value_max]``: addition's inverse, one step."""
+    x, a = rng.randint(1, scale.value_max), rng.randint(1, scale.value_max)
+    return Problem(f"Solve for $x$: $x + {a} = {x + a}$.", str(x), "one_step_equation")
