@@ -1,4 +1,5 @@
-"""``python -m coevo.envs.household``: play one oracle episode aloud, then time oracle episodes.
+"""``python -m coevo.envs.household [index] [scale]``: play one oracle episode aloud, then time
+oracle episodes (``scale``: ``small``, the default, or ``alfworld``).
 
 Prints the transcript of train task 0 and the mean wall time per ``step`` (microseconds) and per
 ``expert_action`` over a few hundred episodes, and the oracle's win rate.
@@ -48,6 +49,6 @@ def time_episodes(env: HouseholdEnv, episodes: int) -> None:
 
 
 if __name__ == "__main__":
-    env = HouseholdEnv()
+    env = HouseholdEnv(HouseholdEnv.Config(scale=sys.argv[2] if len(sys.argv) > 2 else "small"))
     play_aloud(env, "train", int(sys.argv[1]) if len(sys.argv) > 1 else 0)
     time_episodes(env, 600)

@@ -62,7 +62,7 @@ class HouseholdEnv(ProceduralEnv):
         closed_fraction: float = bounded(0.5, ge=0, le=1)  # chance an openable receptacle starts closed (ALFWorld: 1.0)
         usual_place_prob: float = bounded(0.75, ge=0, le=1)  # chance an object starts where its kind is usually kept
         goal_variants: bool = True  # use both of ALFWorld's phrasings per task type (else the first)
-        max_steps: int = bounded(20, ge=1)  # episode ends unsuccessfully after this many steps
+        max_steps: int = bounded(20, ge=1)  # episode ends unsuccessfully after this many steps (scale alfworld: 50)
         eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
         eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
