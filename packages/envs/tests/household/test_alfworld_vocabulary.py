@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import alfworld_counts
 import pytest
 
 from coevo.envs.household import vocabulary as V
@@ -53,6 +54,11 @@ def games() -> list[dict]:
             })
     assert {g["split"] for g in out} == set(SPLITS)
     return out
+
+
+def test_vocabulary_module_is_what_the_shared_games_count(games):
+    """vocabulary.py is data rendered by alfworld_counts from these games, not edited by hand."""
+    assert alfworld_counts.MODULE.read_text() == alfworld_counts.render(alfworld_counts.read_games(GAMES))
 
 
 def test_vocabulary_has_every_goal_kind_of_the_real_games(games):

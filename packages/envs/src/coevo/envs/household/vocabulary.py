@@ -1,11 +1,12 @@
 """ALFWorld's vocabulary and room statistics, the data behind ``env.scale=alfworld``.
 
-Counted once from the 340 shared real games (json_2.1.1: 200 train + 140 valid_seen; each game's
+Counted from the 340 shared real games (json_2.1.1: 200 train + 140 valid_seen; each game's
 ``game.tw-pddl`` problem: ``receptacleType``, ``objectType``, ``inReceptacle``, ``canContain``,
 ``openable``, ``cleanable``/``heatable``/``coolable``/``sliceable``/``pickupable``; its
-``traj_data.json``: task type, ``pddl_params`` and scene number). Room types follow ALFRED's
-floor plans: 1-30 kitchen, 201-230 living room, 301-330 bedroom, 401-430 bathroom. Counts are
-over games (a scene played by several games counts once per game), so sampling by them
+``traj_data.json``: task type, ``pddl_params`` and scene number) by
+``packages/envs/tests/household/alfworld_counts.py``, which renders this file. Room types follow
+ALFRED's floor plans: 1-30 kitchen, 201-230 living room, 301-330 bedroom, 401-430 bathroom. Counts
+are over games (a scene played by several games counts once per game), so sampling by them
 reproduces the shared games' distribution. Scenery the games never let the agent take
 (houseplant, television, window, ...) is left out; the desklamp is the catalog's ``LAMP``.
 """
@@ -49,7 +50,9 @@ CLEANABLE: frozenset[str] = frozenset(_words(
     "potato soapbar spatula spoon tomato"
 ))
 HEATABLE: frozenset[str] = frozenset(_words("apple bread cup egg mug plate potato tomato"))
-COOLABLE: frozenset[str] = frozenset(_words("apple bowl bread cup egg lettuce mug pan plate pot potato tomato winebottle"))
+COOLABLE: frozenset[str] = frozenset(_words(
+    "apple bowl bread cup egg lettuce mug pan plate pot potato tomato winebottle"
+))
 SLICEABLE: frozenset[str] = frozenset(_words("apple bread egg lettuce potato tomato"))
 # the goal objects of the real look_at_obj_in_light games
 LOOKABLE: frozenset[str] = frozenset(_words(
