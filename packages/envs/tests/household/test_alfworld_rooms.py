@@ -92,3 +92,13 @@ def test_an_unknown_scale_is_refused_naming_the_key_and_the_choices():
     message = str(info.value)
     assert "'env.scale'" in message and "'huge'" in message and "['small', 'alfworld']" in message
     assert "\n" not in message.strip()
+
+
+@pytest.mark.parametrize("knob", ["num_receptacles=10", "max_per_kind=3", "num_objects=5", "closed_fraction=0.2",
+                                  "usual_place_prob=0.5", "max_steps=30"])
+def test_a_small_scale_knob_at_alfworld_scale_is_refused_not_ignored(knob):
+    key, value = knob.split("=")
+    with pytest.raises(ValueError) as info:
+        HouseholdEnv(HouseholdEnv.Config(scale="alfworld", **{key: type(getattr(HouseholdEnv.Config(), key))(value)}))
+    message = str(info.value)
+    assert message.startswith(f"env.{key}=") and "env.scale=small" in message and "\n" not in message

@@ -35,6 +35,9 @@ from coevo.envs.procedural import ProceduralEnv
 
 EVAL_SPLITS = ("eval_in_distribution", "eval_out_of_distribution")
 SCALE_NAMES = tuple(SCALES)  # ("small", "alfworld")
+# the knobs that shape a small-scale room; at scale alfworld a changed one is refused, not ignored
+SMALL_SCALE_KNOBS = ("num_receptacles", "max_per_kind", "num_objects", "closed_fraction", "usual_place_prob",
+                     "max_steps")
 
 
 def _default_task_types() -> list[str]:
@@ -52,7 +55,7 @@ class HouseholdEnv(ProceduralEnv):
     class Config:
         seed: int = random_seed(0)  # base seed; each task's seed is derived from (split, index, seed)
         # "small": rooms set by the knobs below; "alfworld": ALFWorld's vocabulary, room types and
-        # sizes (6-54 receptacles, as the real games), all openables closed, 50 steps (knobs below unused)
+        # sizes (6-54 receptacles, as the real games), all openables closed, 50 steps (the knobs below must keep their defaults)
         scale: str = choice("small", SCALE_NAMES)
         task_types: list[str] = choice(_default_task_types, TASK_TYPES, length=(1, None))  # round-robin by index
         # receptacles per room (the task's needs included: target, appliance, lamp holder, hideout)
@@ -74,6 +77,13 @@ class HouseholdEnv(ProceduralEnv):
         if self.config.num_receptacles < 4:
             raise ValueError("num_receptacles must be at least 4 (target, appliance, lamp holder, hideout)")
         self._alfworld = self.config.scale == "alfworld"
+        if self._alfworld:  # the real games' rooms and step limit: the small scale's knobs would be ignored
+            defaults = self.Config()
+            changed = [k for k in SMALL_SCALE_KNOBS if getattr(self.config, k) != getattr(defaults, k)]
+            if changed:
+                raise ValueError(f"env.{changed[0]}={getattr(self.config, changed[0])}: not used at env.scale=alfworld "
+                                 f"(rooms follow the real games' sizes and kinds, {vocabulary.MAX_STEPS} steps); "
+                                 f"remove it, or use env.scale=small")
         self.max_steps = vocabulary.MAX_STEPS if self._alfworld else self.config.max_steps
         self._common_sense = SCALES[self.config.scale]
         self._world: World | None = None
