@@ -45,6 +45,9 @@ class CommitSettings:
     sigma: float = bounded(1.0, gt=0)  # sub-Gaussian scale of a paired difference in [-1, 1]
     delta: float = bounded(0.1, gt=0, lt=1)  # certified: total error budget over all rounds
     start: int = bounded(3_000_000, ge=0)  # first train-split index of the confirmation region
+    # true: in screening, confirmation and the audit every policy replays each item with the same
+    # sampling seeds (common random numbers: v varies less); false: independent seeds per policy
+    common_seeds: bool = True
 
 
 @dataclass

@@ -4,8 +4,8 @@
 ``every_n_steps`` optimizer steps the current weights are a *proposal*; the judge draws ``m``
 never-used items from the confirmation region of the env's train split (disjoint from the
 training stream, checked at startup and on every draw), plays each item ``samples`` times with
-the proposal and, with the root's weights swapped in, ``samples`` times with the root (fresh
-seeds for each), and computes the mean paired success gain v. It commits when v > τ_t
+the proposal and, with the root's weights swapped in, ``samples`` times with the root (with the
+same seeds, ``common_seeds``: common random numbers), and computes the mean paired success gain v. It commits when v > τ_t
 (``mode=empirical``: τ=0; ``certified``: τ_t = σ·sqrt(2·log(1/δ_t)/m)); otherwise the callback
 restores the root exactly (weights, optimizer, scheduler, RNG, data position).
 
@@ -52,6 +52,9 @@ class HeirCommitConfig:
     audit_pool_size: int = bounded(0, ge=0)
     audit_start: int = bounded(4_000_000, ge=0)  # first train-split index of the audit region
     audit_samples: int = bounded(1, ge=1)  # sampled episodes per audit item and policy
+    # true: both policies replay each item with the same sampling seeds (common random numbers: where
+    # they agree they draw the same answers, so v varies less); false: independent seeds
+    common_seeds: bool = True
 
     def __post_init__(self):
         check_instance(self, "callbacks.heircommit")
@@ -146,7 +149,8 @@ class ConfirmationJudge:
             new = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role))
             load_weights(policy, root.weights)
             module.engine.sync_weights(policy)
-            old = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role + 1))
+            old_seed = derived_seed(seed, t, role if self.config.common_seeds else role + 1)
+            old = item_success(module.agent, envs, tasks, samples, old_seed)
         module.engine.sync_weights(policy)
         return new, old
 

@@ -266,8 +266,8 @@ class EvoHeir(RolloutModule):
         root_scores = self._play(root, items, c.screen.samples, derived_seed(seed, t, 1, 0), "screen")
         screen = {"root": 0.0}
         for k, name in enumerate(self.candidates, start=1):
-            scores = self._play(self.candidates[name]["weights"], items, c.screen.samples, derived_seed(seed, t, 1, k),
-                                "screen")
+            scores = self._play(self.candidates[name]["weights"], items, c.screen.samples,
+                                derived_seed(seed, t, 1, 0 if c.commit.common_seeds else k), "screen")
             screen[name] = paired_gain(scores, root_scores).gain
         best = max(screen, key=lambda n: (screen[n], n == "root"))  # ties go to the root
         return screen, dist.broadcast_object(best if screen[best] > 0 else "root")  # chosen once, on rank 0
@@ -303,7 +303,8 @@ class EvoHeir(RolloutModule):
         elif c.commit.enabled:
             items = self.ledger.draw("confirmation", c.commit.pool_size)
             new = self._play(proposal, items, c.commit.samples, derived_seed(seed, t, 2, 0), "confirm")
-            old = self._play(root, items, c.commit.samples, derived_seed(seed, t, 2, 1), "confirm")
+            old = self._play(root, items, c.commit.samples, derived_seed(seed, t, 2, int(not c.commit.common_seeds)),
+                             "confirm")
             v = paired_gain(new, old).gain
             tau = threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta)
             commit = v > tau
@@ -312,7 +313,7 @@ class EvoHeir(RolloutModule):
             a = c.audit_settings
             items = self.ledger.draw("audit", a.pool_size)
             new = self._play(proposal, items, a.samples, derived_seed(seed, t, 3, 0), "audit")
-            old = self._play(root, items, a.samples, derived_seed(seed, t, 3, 1), "audit")
+            old = self._play(root, items, a.samples, derived_seed(seed, t, 3, int(not c.commit.common_seeds)), "audit")
             true_gain = paired_gain(new, old).gain
         commit = dist.broadcast_object(commit)  # decided once, on rank 0
         load_weights(self.policy, proposal if commit else root)
