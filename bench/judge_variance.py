@@ -31,10 +31,10 @@ import torch
 
 from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop
+from coevo.core.cli.components import env_factory
 from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.eval import model_folder, with_run_settings
 from coevo.core.cli.schema import EvalSchema
-from coevo.core.cli.components import env_factory
 from coevo.core.config import validate
 from coevo.core.policy.builders import load_pretrained
 from coevo.evoheir.paired import derived_seed, paired_gain, play_items, success_per_item

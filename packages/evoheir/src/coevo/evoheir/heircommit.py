@@ -5,7 +5,8 @@
 never-used items from the confirmation region of the env's train split (disjoint from the
 training stream, checked at startup and on every draw), plays each item ``samples`` times with
 the proposal and, with the root's weights swapped in, ``samples`` times with the root (with the
-same seeds, ``common_seeds``: common random numbers), and computes the mean paired success gain v. It commits when v > τ_t
+same seeds, ``common_seeds``: common random numbers), and computes the mean paired success gain
+v. It commits when v > τ_t
 (``mode=empirical``: τ=0; ``certified``: τ_t = σ·sqrt(2·log(1/δ_t)/m)); otherwise the callback
 restores the root exactly (weights, optimizer, scheduler, RNG, data position).
 

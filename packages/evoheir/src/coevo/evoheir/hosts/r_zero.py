@@ -80,7 +80,7 @@ class RZeroHost:
         rejected = Counter(p.reason.split(":")[0] for p in proposals if p.problem is None)
         valid = [i for i, p in enumerate(proposals) if p.problem is not None]
         scout_rewards = [0.0] * len(proposals)
-        solver_episodes, solver_groups, solver_rewards, records = [], [], [], []
+        solver_episodes, solver_groups, solver_rewards, solver_agreed, records = [], [], [], [], []
         admitted, supports = 0, []
         if valid:
             problems = [proposals[i].problem for i in valid]
@@ -102,6 +102,7 @@ class RZeroHost:
                     solver_episodes.append(ep)
                     solver_groups.append(j)
                     solver_rewards.append(float(ok) - m.context.agent.invalid_penalty * ep.num_invalid)
+                    solver_agreed.append(float(ok))
                 first = next((ep for ep, ok in zip(mine, reached) if ok), None)
                 if first is not None:
                     records.append(Record(problems[j].text, label, first.turns[-1].response_text,
@@ -125,7 +126,7 @@ class RZeroHost:
             "rejected": dict(rejected), "scout_reward": sum(scout_rewards) / max(1, len(scout_rewards)),
             "support": sum(supports) / len(supports) if supports else float("nan"),
             # the Learner's rollouts on admitted problems: agreement with the label, and its reward
-            "success": _mean([float(r > 0) for r in solver_rewards]) if solver_rewards else float("nan"),
+            "success": _mean(solver_agreed) if solver_agreed else float("nan"),
             "reward": _mean(solver_rewards) if solver_rewards else float("nan"),
         }
 
