@@ -11,7 +11,8 @@ With the oracle's search, a task needs at most about ``2 * num_receptacles + 7``
 
 ``scale=alfworld`` plays rooms of ALFWorld's size and vocabulary instead (``alfworld_rooms``): the
 real games' object and receptacle kinds, room types and room sizes, every openable closed, and
-ALFWorld's 50-step limit; the room knobs and ``max_steps`` then do not apply.
+ALFWorld's 50-step limit; the room knobs and ``max_steps`` then keep their defaults (a changed one
+is refused, naming it).
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class HouseholdEnv(ProceduralEnv):
     class Config:
         seed: int = random_seed(0)  # base seed; each task's seed is derived from (split, index, seed)
         # "small": rooms set by the knobs below; "alfworld": ALFWorld's vocabulary, room types and
-        # sizes (6-54 receptacles, as the real games), all openables closed, 50 steps (the knobs below must keep their defaults)
+        # sizes (6-54 receptacles, as the real games), all openables closed, 50 steps (the room knobs
+        # below and max_steps must then keep their defaults)
         scale: str = choice("small", SCALE_NAMES)
         task_types: list[str] = choice(_default_task_types, TASK_TYPES, length=(1, None))  # round-robin by index
         # receptacles per room (the task's needs included: target, appliance, lamp holder, hideout)
