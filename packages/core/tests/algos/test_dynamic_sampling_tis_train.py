@@ -54,6 +54,8 @@ def test_training_steps_with_dynamic_sampling_and_tis(tmp_path, monkeypatch, upd
     firsts = [p for p in played if p[1] is None]
     assert [p[0] for p in firsts] == [[0, 1], [2, 3]][: len(rows)] and all(p[2] for p in firsts)
     assert len(played) == sum(r["train/dynamic_sampling_rounds"] for r in rows)
+    # the rollout budget counts every round's episodes, refills included
+    assert sum(r["train/budget/rollouts"] for r in rows) == sum(len(p[0]) for p in played) * cfg.algo.group_size
     refills = [p for p in played if p[1] is not None]
     assert all(min(p[0]) >= REFILL_INDEX_BASE and not p[2] for p in refills)
     assert flat or [p[0] for p in refills] == [[REFILL_INDEX_BASE, REFILL_INDEX_BASE + 1],

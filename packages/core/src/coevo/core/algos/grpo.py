@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.types import Episode
 from coevo.core.algos.advantages import broadcast, turn_advantages
@@ -163,6 +164,7 @@ class GRPO(RolloutModule):
             episodes = self.rollout(tasks)
             self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
             self.log_rollout_metrics(episodes)
+            self.record({"budget/rollouts": float(len(episodes))})  # summed over the ranks
         # per turn: the episode's advantage on each of its turns, or GiGPO's per-turn values
         advantages = turn_advantages(self.advantage_fn, episodes, self.config.scale_by_std, self.config.gigpo)
         samples = turn_samples(episodes, advantages, self.config.choice_loss)
@@ -178,13 +180,14 @@ class GRPO(RolloutModule):
         tasks until ``tasks_per_step`` groups with unequal returns; the kept episodes. Logs the rollout
         metrics of the step's own tasks (round 1, as without the option), ``dynamic_sampling_rounds``
         and ``informative_groups`` (over all ranks)."""
-        settings, seconds = self.config.dynamic_sampling, 0.0
+        settings, seconds, played_total = self.config.dynamic_sampling, 0.0, 0
 
         def play(chunk: list[Task], round_: int) -> list[Episode]:
-            nonlocal seconds
+            nonlocal seconds, played_total
             seed = None if round_ == 1 else refill_seed(self.context.seed, self.batch_index, round_)
             played = self.rollout(chunk, seed=seed, sync=round_ == 1)  # refills: the same weights
             seconds += self._rollout_seconds
+            played_total += len(played)
             return played
 
         env, split = self.envs(1)[0], tasks[0].split
@@ -198,8 +201,9 @@ class GRPO(RolloutModule):
         self.engine.release_memory()  # a colocated engine frees the GPU for the update (sleep mode)
         self._rollout_seconds = seconds  # every round's
         self.log_rollout_metrics(result.first_round)
+        played = dist.reduce_metrics({"budget/rollouts": float(played_total)})  # every round's, all ranks'
         self.record({"dynamic_sampling_rounds": float(result.rounds),
-                     "informative_groups": float(result.informative_groups)}, reduce=False)
+                     "informative_groups": float(result.informative_groups), **played}, reduce=False)
         return result.episodes
 
     @property

@@ -25,6 +25,7 @@ TINY_MODEL = [
     "model.intermediate_size=64",
     "model.vocab_size=300",
 ]
+ONE_THREAD = "trainer.cpu_threads=1"  # bit-reproducible runs whatever the machine's load (compose_fast)
 FAST_WARMSTART = ["warmstart.episodes=40", "warmstart.sft.epochs=2", "warmstart.sft.batch_size=16"]
 FAST_BOXES = ["env=boxes", *TINY_MODEL, *FAST_WARMSTART, "eval.num_tasks=6", "trainer.progress_bar=false"]
 
@@ -47,13 +48,17 @@ def repository_configs(test_file: str | Path) -> str:
 
 def compose_fast(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_dir: Path,
                  base: Iterable[str] = FAST_BOXES) -> DictConfig:
-    """The ``train`` config (every installed package's presets, then ``config_dir``'s): ``base``,
-    then the warm-start cache and run folders, then ``overrides`` (with ``resume=<folder>`` the run
-    folder is that folder: a resume may not move a run)."""
+    """The ``train`` config (every installed package's presets, then ``config_dir``'s): one torch
+    thread, ``base``, then the warm-start cache and run folders, then ``overrides`` (with
+    ``resume=<folder>`` the run folder is that folder: a resume may not move a run).
+
+    One thread (``ONE_THREAD``) because tests compare runs bit for bit (a resumed run against a
+    straight one): with two threads, while two other jobs shared the machine's two cores, such a
+    pair's weights differed by 1e-8 in 3 of 4 tries; with one thread they were equal every time."""
     overrides = list(overrides)
     resumed = [o.split("=", 1)[1] for o in overrides if o.startswith("resume=")]
     run_dir = Path(resumed[-1]) if resumed else run_dir
-    return compose_config("train", [*base, f"warmstart.cache_dir={cache_dir}", f"run_dir={run_dir}", *overrides],
+    return compose_config("train", [ONE_THREAD, *base, f"warmstart.cache_dir={cache_dir}", f"run_dir={run_dir}", *overrides],
                           repository=config_dir)
 
 
