@@ -1,6 +1,6 @@
 """Shared by the method comparisons under bench/: start a results record, train one configuration
 in this process and read back what a comparison tables (held-out success before/after, per task type, rollouts spent,
-wall time), and summarise runs per method as mean and standard deviation over seeds."""
+wall time and training time), and summarise runs per method as mean and standard deviation over seeds."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import torch
+from omegaconf import OmegaConf
 
 from coevo.core.cli import train
 from coevo.core.cli.config_sources import compose_config
@@ -27,25 +28,60 @@ def start_record(script: str, **lists) -> dict:
             **{name: list(value) for name, value in lists.items()}}
 
 
+# what the held-out evaluation before training depends on: the warm-started model (built from the
+# agent, warmstart, env and model settings; its own seed, not the run's) and the evaluation (its own
+# sample seed), the engine, and the algorithm's name (an algorithm may bring its own warm-start data)
+BEFORE_DEPENDS_ON = ("agent", "warmstart", "eval", "env", "model", "rollout", "algo.name")
+_before_seen: dict[str, tuple[dict, str]] = {}  # those settings (as JSON) -> (the evaluation, its run dir)
+
+
+def before_key(cfg) -> str:
+    """The settings the evaluation before training is a function of, as canonical JSON."""
+    return json.dumps({key: OmegaConf.to_container(OmegaConf.select(cfg, key), resolve=True)
+                       if OmegaConf.is_config(OmegaConf.select(cfg, key)) else OmegaConf.select(cfg, key)
+                       for key in BEFORE_DEPENDS_ON}, sort_keys=True, default=str)
+
+
+def reuse_before_of(run_dir: Path) -> None:
+    """Let later runs with the same ``BEFORE_DEPENDS_ON`` settings reuse ``run_dir``'s evaluation
+    before training (its ``config.yaml`` and ``eval_before.json``): a comparison split over processes."""
+    saved = OmegaConf.load(run_dir / "config.yaml")
+    _before_seen[before_key(saved)] = (json.loads((run_dir / "eval_before.json").read_text()), str(run_dir))
+
+
 def run_method(method: str, seed: int, steps: int, overrides: list[str], run_dir: Path) -> dict:
-    """Train ``overrides`` for ``steps`` optimizer steps with ``seed`` into ``run_dir``; its numbers."""
-    cfg = compose_config("train", [*overrides, f"seed={seed}", f"trainer.max_steps={steps}", f"run_dir={run_dir}",
-                                   "overwrite=true", "trainer.progress_bar=false", "trainer.checkpoint_every=1000"],
-                         repository=str(ROOT / "configs"))
+    """Train ``overrides`` for ``steps`` optimizer steps with ``seed`` into ``run_dir``; its numbers.
+
+    The evaluation before training is played once per distinct ``BEFORE_DEPENDS_ON`` settings in
+    this process and reused by later runs (``before_from`` names the run that played it): every run
+    of a comparison starts from the same cached warm start, so it is the same numbers."""
+    common = [f"seed={seed}", f"trainer.max_steps={steps}", f"run_dir={run_dir}", "overwrite=true",
+              "trainer.progress_bar=false", "trainer.checkpoint_every=1000"]
+    cfg = compose_config("train", [*overrides, *common], repository=str(ROOT / "configs"))
+    seen = _before_seen.get(before_key(cfg)) if cfg.eval.before else None
+    if seen is not None:
+        cfg = compose_config("train", [*overrides, *common, "eval.before=false"], repository=str(ROOT / "configs"))
     start = time.perf_counter()
     result = train.run(cfg)
+    if seen is not None:
+        result["before"] = seen[0]
+    elif result["before"] is not None:
+        _before_seen[before_key(cfg)] = (result["before"], str(run_dir))
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
     rollouts = rows[-1].get("train/budget/rollouts_total") or sum(
         r.get("train/budget/rollouts", 0) or 0 for r in rows) or steps * cfg.algo.tasks_per_step * cfg.algo.group_size
+    # rollouts and updates only: comparable between runs that did and did not play the evaluation before
+    train_seconds = sum((r.get("train/rollout_seconds") or 0) + (r.get("train/update_seconds") or 0) for r in rows)
     return {"method": method, "seed": seed, "steps": steps, "seconds": round(time.perf_counter() - start, 1),
+            "train_seconds": round(train_seconds, 1),
             "before": result["before"]["success"], "after": result["after"]["success"],
             "before_greedy": result["before"].get("greedy/success"), "after_greedy": result["after"].get("greedy/success"),
             "after_per_type": {k: v for k, v in result["after"].items() if k.startswith("success/")},
-            "rollouts": rollouts, "run_dir": str(run_dir)}
+            "rollouts": rollouts, "run_dir": str(run_dir), **({"before_from": seen[1]} if seen else {})}
 
 
 def summarise(runs: list[dict], methods) -> dict:
-    """Per method: runs, mean rollouts and seconds, mean ± sd of the held-out success after training."""
+    """Per method: runs, mean rollouts, seconds and training seconds, mean ± sd of the held-out success after training."""
     table = {}
     for method in methods:
         mine = [r for r in runs if r["method"] == method]
@@ -53,6 +89,9 @@ def summarise(runs: list[dict], methods) -> dict:
             continue
         table[method] = {"n": len(mine), "rollouts": statistics.mean(r["rollouts"] for r in mine),
                          "seconds": statistics.mean(r["seconds"] for r in mine)}
+        trained = [r["train_seconds"] for r in mine if r.get("train_seconds") is not None]
+        if trained:
+            table[method]["train_seconds"] = statistics.mean(trained)
         for key in ("after", "after_greedy"):
             values = [r[key] for r in mine if r.get(key) is not None]
             if values:

@@ -4,8 +4,11 @@ GRPO, GiGPO (step-level credit from anchor states), DAPO (clip-higher, token-lev
 dynamic sampling), GSPO (sequence-level ratios) and CISPO (clipped importance weights, stop-gradient),
 each chosen through the registries (``algo.advantage``, ``algo.loss``) on top of ``algo=grpo``.
 Every run starts from the same cached warm-started model and trains ``--steps`` optimizer steps;
-DAPO's dynamic sampling plays more episodes per step: the ``rollouts`` column counts them. Measured: held-out sampled success (``eval.*``, 60 tasks x 4 by default) and greedy, wall
-time. Results: ``bench/results/pg_family.json`` (with the exact command). Launch:
+DAPO's dynamic sampling plays more episodes per step: the ``rollouts`` column counts them (GRPO's
+``budget/rollouts``). Measured: held-out sampled success (``eval.*``, 60 tasks x 4 by default) and
+greedy, wall time and training time (rollouts and updates). The evaluation before training is the
+same for every run (one warm start, a fixed evaluation seed): it is played once and reused
+(``--before-from`` reuses an earlier process's). Results: ``bench/results/pg_family.json`` (with the exact command). Launch:
 
     .venv/bin/python bench/pg_family.py --steps 12 --seeds 0 1 2 [--methods grpo gigpo ...] [key=value ...]
 
@@ -17,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from method_runs import ROOT, run_method, start_record, summarise
+from pathlib import Path
+
+from method_runs import ROOT, reuse_before_of, run_method, start_record, summarise
 
 METHODS = {
     "grpo": ["algo=grpo"],
@@ -37,11 +42,15 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--out", default="runs/bench_pg_family")
     parser.add_argument("--results", default="pg_family.json", help="file name under bench/results/")
+    parser.add_argument("--before-from", type=Path, nargs="*", default=[],
+                        help="run folders whose evaluation before training to reuse where the settings match")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     out = ROOT / args.out
     results_path = ROOT / "bench" / "results" / args.results
     record = start_record("bench/pg_family.py", runs=[])
+    for folder in args.before_from:
+        reuse_before_of(folder)
     for seed in args.seeds:
         for method in args.methods:
             run_dir = out / f"{method}-s{seed}-{args.steps}"
