@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-
 from pathlib import Path
 
 from method_runs import ROOT, reuse_before_of, run_method, start_record, summarise
