@@ -55,8 +55,10 @@ def run_method(method: str, seed: int, steps: int, overrides: list[str], run_dir
     The evaluation before training is played once per distinct ``BEFORE_DEPENDS_ON`` settings in
     this process and reused by later runs (``before_from`` names the run that played it): every run
     of a comparison starts from the same cached warm start, so it is the same numbers."""
+    # one torch thread, as start_record says (train's default, auto, takes every core: two comparisons
+    # side by side on two cores then ran 4 threads and each step 5-8 times slower than alone)
     common = [f"seed={seed}", f"trainer.max_steps={steps}", f"run_dir={run_dir}", "overwrite=true",
-              "trainer.progress_bar=false", "trainer.checkpoint_every=1000"]
+              "trainer.progress_bar=false", "trainer.checkpoint_every=1000", "trainer.cpu_threads=1"]
     cfg = compose_config("train", [*overrides, *common], repository=str(ROOT / "configs"))
     seen = _before_seen.get(before_key(cfg)) if cfg.eval.before else None
     if seen is not None:
