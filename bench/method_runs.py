@@ -71,7 +71,8 @@ def run_method(method: str, seed: int, steps: int, overrides: list[str], run_dir
         _before_seen[before_key(cfg)] = (result["before"], str(run_dir))
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
     rollouts = rows[-1].get("train/budget/rollouts_total") or sum(
-        r.get("train/budget/rollouts", 0) or 0 for r in rows) or steps * cfg.algo.tasks_per_step * cfg.algo.group_size
+        r.get("train/budget/rollouts", 0) or 0 for r in rows) or (
+        steps // cfg.algo.get("updates_per_batch", 1) * cfg.algo.tasks_per_step * cfg.algo.group_size)
     # rollouts and updates only: comparable between runs that did and did not play the evaluation before
     train_seconds = sum((r.get("train/rollout_seconds") or 0) + (r.get("train/update_seconds") or 0) for r in rows)
     return {"method": method, "seed": seed, "steps": steps, "seconds": round(time.perf_counter() - start, 1),

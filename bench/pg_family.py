@@ -3,14 +3,18 @@
 GRPO, GiGPO (step-level credit from anchor states), DAPO (clip-higher, token-level loss, no KL,
 dynamic sampling), GSPO (sequence-level ratios) and CISPO (clipped importance weights, stop-gradient),
 each chosen through the registries (``algo.advantage``, ``algo.loss``) on top of ``algo=grpo``.
-Every run starts from the same cached warm-started model and trains ``--steps`` optimizer steps;
+Every run starts from the same cached warm-started model and plays ``--steps`` rollout batches, each
+split into ``--updates-per-batch`` mini-batches, one optimizer step each (default 2: the second
+mini-batch is off-policy, so the ratios move and the clipping rules differ; at 1 every update is
+on-policy, the ratio is 1, and GRPO, GSPO and CISPO give one gradient: on household, whose samples
+are one choice each, their losses' gradients and held-out results were identical step by step);
 DAPO's dynamic sampling plays more episodes per step: the ``rollouts`` column counts them (GRPO's
 ``budget/rollouts``). Measured: held-out sampled success (``eval.*``, 60 tasks x 4 by default) and
 greedy, wall time and training time (rollouts and updates). The evaluation before training is the
 same for every run (one warm start, a fixed evaluation seed): it is played once and reused
 (``--before-from`` reuses an earlier process's). Results: ``bench/results/pg_family.json`` (with the exact command). Launch:
 
-    .venv/bin/python bench/pg_family.py --steps 12 --seeds 0 1 2 [--methods grpo gigpo ...] [key=value ...]
+    .venv/bin/python bench/pg_family.py --steps 12 --updates-per-batch 2 --seeds 0 1 2 [--methods grpo ...] [key=value ...]
 
 GiGPO's published claim to check at this scale: it beats GRPO on the multi-turn household tasks.
 """
@@ -36,7 +40,10 @@ METHODS = {
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--steps", type=int, default=12, help="rollout batches (8 tasks x 4 episodes each)")
+    parser.add_argument("--updates-per-batch", type=int, default=2,
+                        help="optimizer steps per rollout batch (algo.updates_per_batch); at 1 every update is on-policy "
+                             "(ratio 1) and GRPO, GSPO and CISPO give the same gradient")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--out", default="runs/bench_pg_family")
@@ -50,10 +57,12 @@ def main() -> None:
     record = start_record("bench/pg_family.py", runs=[])
     for folder in args.before_from:
         reuse_before_of(folder)
+    updates = args.updates_per_batch
     for seed in args.seeds:
         for method in args.methods:
-            run_dir = out / f"{method}-s{seed}-{args.steps}"
-            record["runs"].append(run_method(method, seed, args.steps, [*METHODS[method], *args.overrides], run_dir))
+            run_dir = out / f"{method}-s{seed}-{args.steps}x{updates}"
+            overrides = [*METHODS[method], f"algo.updates_per_batch={updates}", *args.overrides]
+            record["runs"].append(run_method(method, seed, args.steps * updates, overrides, run_dir))
             record["summary"] = summarise(record["runs"], METHODS)
             results_path.write_text(json.dumps(record, indent=2))
     print(json.dumps(record["summary"], indent=2))
