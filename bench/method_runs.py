@@ -90,7 +90,8 @@ def summarise(runs: list[dict], methods) -> dict:
         mine = [r for r in runs if r["method"] == method]
         if not mine:
             continue
-        table[method] = {"n": len(mine), "rollouts": statistics.mean(r["rollouts"] for r in mine),
+        counted = [r["rollouts"] for r in mine if r.get("rollouts") is not None]  # None: not counted (older records)
+        table[method] = {"n": len(mine), "rollouts": statistics.mean(counted) if counted else None,
                          "seconds": statistics.mean(r["seconds"] for r in mine)}
         trained = [r["train_seconds"] for r in mine if r.get("train_seconds") is not None]
         if trained:
