@@ -41,3 +41,14 @@ def test_choosing_another_env_uses_its_preset(run_folder):
 def test_a_missing_checkpoint_is_named():
     with pytest.raises(InputError, match="checkpoint: missing; pass checkpoint=.*make eval CKPT=runs/<run>"):
         _settings()
+
+
+def test_a_model_folder_is_evaluated_with_the_agent_settings_training_used(tmp_path):
+    # was: coevo-eval of a plain model folder took AgentSettings' defaults (a household system prompt,
+    # the full first observation, no goal reminder) while coevo-train overrode them: a warm-started
+    # math model scored 7% greedy under eval's prompt and 78% under the prompt it was trained on
+    (tmp_path / "config.json").write_text("{}")
+    evaluated = _settings(f"checkpoint={tmp_path}").agent
+    trained = compose_installed("train", []).agent
+    assert OmegaConf.to_container(evaluated) == OmegaConf.to_container(trained)
+    assert evaluated.prompt.system_prompt == "" and evaluated.prompt.first_observation == "goal"
