@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--run-dir", default="runs/bench-evoheir-audit")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "evoheir_audit.json"))
+    parser.add_argument("overrides", nargs="*", help="extra Hydra overrides (e.g. the warm start's size)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     overrides = [
@@ -50,7 +51,7 @@ def main() -> None:
         f"callbacks.heircommit.audit_pool_size={args.audit_items}", "callbacks.heircommit.audit_samples=2",
         "algo.tasks_per_step=4", "algo.group_size=4", f"algo.optim.lr={args.lr}",
         "eval.before=false", "eval.after=false", "trainer.progress_bar=false", "trainer.checkpoint_every=1000",
-        f"run_dir={args.run_dir}", "overwrite=true",
+        f"run_dir={args.run_dir}", "overwrite=true", *args.overrides,
     ]
     made = []
     original = train.configured_callbacks
