@@ -1,15 +1,14 @@
 """HEIRCOMMIT update audit: harmful-commit share of commit-all vs random-at-rate vs HEIRCOMMIT.
 
 Differs from the paper's audit (64 native updates per host, Qwen3 on math): the update source is
-GRPO on the ``boxes`` env with the tiny model (warm-started; lr 1e-3, so updates are large and
-noisy: some help, some hurt — on math the tiny model's success is ~0 and no update is measurably
-either). ``+callbacks=heircommit`` judges a proposal every ``--every`` steps on 16 fresh items x 2
+GRPO on the ``boxes`` env with the tiny model (a weak 20-episode warm start, 28.5% sampled: the
+default warm start wins every box; lr 1e-3, so updates are large and noisy: some help, some hurt). ``+callbacks=heircommit`` judges a proposal every ``--every`` steps on 16 fresh items x 2
 samples and, for the audit, measures its true gain on ``--audit-items`` further held-out items x 2
 samples. Commit-all accepts every audited proposal; random-at-rate accepts each with HEIRCOMMIT's
 acceptance rate (expected values). Goal after the paper: HEIRCOMMIT's harmful share <= 1/3 of
 commit-all's.
 
-    python bench/evoheir_audit.py [--decisions 30] [--every 2] [--mode empirical] [--audit-items 64]
+    python bench/evoheir_audit.py [--decisions 30] [--every 2] [--mode empirical] [--pool 16] [--audit-items 64] [key=value ...]
 """
 
 from __future__ import annotations
@@ -50,6 +49,8 @@ def main() -> None:
         f"callbacks.heircommit.pool_size={args.pool}", "callbacks.heircommit.samples=2",
         f"callbacks.heircommit.audit_pool_size={args.audit_items}", "callbacks.heircommit.audit_samples=2",
         "algo.tasks_per_step=4", "algo.group_size=4", f"algo.optim.lr={args.lr}",
+        # a weak warm start (28.5% sampled): the default one wins every box, so no update could help or hurt
+        "warmstart.episodes=20", "warmstart.sft.epochs=2",
         "eval.before=false", "eval.after=false", "trainer.progress_bar=false", "trainer.checkpoint_every=1000",
         f"run_dir={args.run_dir}", "overwrite=true", *args.overrides,
     ]
