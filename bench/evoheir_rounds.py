@@ -10,7 +10,8 @@ For each seed, three runs on the tiny model:
   the audit and the held-out evaluation; its cost per round measured by a one-round probe first);
 - ``single_stream``: the host alone, ``algo=grpo algo.kl_coef=0`` (the grpo host's update: on-policy,
   no KL) with the same learning rate, tasks and group size, for EVOHEIR's compute in host steps
-  (``compute_units / 100`` × rounds × explore steps: a unit is one branch's exploration).
+  (``compute_units / 100`` × rounds × explore steps: a unit is one branch's exploration). With
+  ``--host r_zero`` it stays GRPO on the generated problems (the r_zero host has no single-stream run).
 
 Every EVOHEIR round's held-out accuracy is greedy on ``--eval-tasks`` ``eval_in_distribution``
 problems (``algo.heldout_tasks``), round 0 the warm start's; the single stream's is the same greedy
