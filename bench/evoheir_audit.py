@@ -2,13 +2,15 @@
 
 Differs from the paper's audit (64 native updates per host, Qwen3 on math): the update source is
 GRPO on the ``boxes`` env with the tiny model (a weak 20-episode warm start, 28.5% sampled: the
-default warm start wins every box; lr 1e-3, so updates are large and noisy: some help, some hurt). ``+callbacks=heircommit`` judges a proposal every ``--every`` steps on 16 fresh items x 2
+default warm start wins every box; lr 1e-3, so updates are large and noisy: some help, some hurt).
+``+callbacks=heircommit`` judges a proposal every ``--every`` steps on ``--pool`` fresh items x 2
 samples and, for the audit, measures its true gain on ``--audit-items`` further held-out items x 2
 samples. Commit-all accepts every audited proposal; random-at-rate accepts each with HEIRCOMMIT's
 acceptance rate (expected values). Goal after the paper: HEIRCOMMIT's harmful share <= 1/3 of
 commit-all's.
 
-    python bench/evoheir_audit.py [--decisions 30] [--every 2] [--mode empirical] [--pool 16] [--audit-items 64] [key=value ...]
+    python bench/evoheir_audit.py [--decisions 30] [--every 2] [--mode empirical] [--pool 16] \
+        [--audit-items 64] [key=value ...]
 """
 
 from __future__ import annotations

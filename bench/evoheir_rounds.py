@@ -60,14 +60,13 @@ def run(name: str, overrides: list[str], run_root: str) -> dict:
             "harmful_commits": sum(r["commit"] and r["true_gain"] < 0 for r in audited) if audited else None,
             "useful_commits": sum(r["commit"] and r["true_gain"] > 0 for r in audited) if audited else None,
             "heldout": [summary["heldout_round0"], *[r["heldout"] for r in rounds]],
-            "compute_units": summary["compute_units"], "tokens": tokens}
+            "compute_units": summary["compute_units"], "tokens": tokens, "algo": summary["config"]}
 
 
-def single_stream(name: str, overrides: list[str], steps: int, eval_tasks: int, run_root: str) -> dict:
+def single_stream(name: str, overrides: list[str], seed: int, steps: int, eval_tasks: int, run_root: str) -> dict:
     """GRPO alone (``algo.kl_coef=0``: the grpo host's update) for ``steps`` steps; greedy held-out before and after."""
-    shared = [o for o in overrides if not o.startswith(("algo", "seed=")) or o.startswith(SHARED_ALGO_KEYS)]
-    seed = [o for o in overrides if o.startswith("seed=")]
-    cfg = compose_config("train", ["algo=grpo", "env=math", *seed, *shared, "algo.kl_coef=0", f"trainer.max_steps={steps}",
+    shared = [o for o in overrides if not o.startswith("algo") or o.startswith(SHARED_ALGO_KEYS)]
+    cfg = compose_config("train", ["algo=grpo", "env=math", f"seed={seed}", *shared, "algo.kl_coef=0", f"trainer.max_steps={steps}",
                                    "eval.mode=greedy", "eval.samples_per_task=1", "trainer.cpu_threads=1", f"eval.num_tasks={eval_tasks}",
                                    f"eval.batch_size={eval_tasks}", "trainer.progress_bar=false",
                                    "trainer.checkpoint_every=1000", f"run_dir={run_root}/{name}", "overwrite=true"],
@@ -122,11 +121,11 @@ def main() -> None:
         equal = max(1, math.floor(full["tokens"] / probe["tokens"]))
         result["runs"].append(run(f"commit_all-s{seed}", [*ablation, f"algo.rounds={equal}"], args.run_root)
                               | {"probe_tokens": probe["tokens"], "probe_seconds": probe["seconds"]})
-        cfg = compose_config("train", [*base, f"algo.rounds={args.rounds}"], repository=str(ROOT / "configs"))
-        steps = max(1, round(full["compute_units"] / 100 * args.rounds * cfg.algo.explore_steps))
-        host = [f"algo.optim.lr={cfg.algo.optim.lr}", f"algo.tasks_per_step={cfg.algo.tasks_per_step}",
-                f"algo.group_size={cfg.algo.group_size}"]  # the host's, also where EVOHEIR's defaults set them
-        result["runs"].append(single_stream(f"single_stream-s{seed}", [*args.overrides, *host, f"seed={seed}"], steps,
+        algo = full["algo"]  # EVOHEIR's settings as the run used them (its defaults included)
+        steps = max(1, round(full["compute_units"] / 100 * args.rounds * algo["explore_steps"]))
+        host = [f"algo.optim.lr={algo['optim']['lr']}", f"algo.tasks_per_step={algo['tasks_per_step']}",
+                f"algo.group_size={algo['group_size']}"]
+        result["runs"].append(single_stream(f"single_stream-s{seed}", [*args.overrides, *host], seed, steps,
                                             args.eval_tasks, args.run_root))
         result["summary"] = summarise(result["runs"])
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
