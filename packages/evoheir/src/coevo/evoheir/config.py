@@ -13,6 +13,7 @@ from coevo.evoheir.threshold import MODES, check_certifiable
 from coevo.evoheir.verifiers import VERIFIERS
 
 HOST_NAMES = ("r_zero", "grpo")
+SCORINGS = ("sampled", "greedy")
 
 
 @dataclass
@@ -85,6 +86,9 @@ class EvoHeirConfig:
     loss: str = choice("clipped_pg", registry.losses.names)
     # greedy held-out (eval_in_distribution) accuracy after every round; 0: off
     heldout_tasks: int = bounded(40, ge=0)
+    # how screening, confirmation and the audit play an item: sampled (the agent's sampling,
+    # ``samples`` answers) | greedy (one argmax answer, what the held-out accuracy counts; samples = 1)
+    scoring: str = choice("sampled", SCORINGS)
     audit: bool = False  # shorthand for audit_settings.enabled
     scout: ScoutSettings = field(default_factory=ScoutSettings)
     screen: ScreenSettings = field(default_factory=ScreenSettings)
@@ -102,6 +106,13 @@ class EvoHeirConfig:
             raise ValueError(f"algo.advantage={self.advantage} algo.loss={self.loss}: only the grpo host chooses "
                              f"them (the {self.host} host trains Scout and solver with GRPO advantages and its "
                              f"own objective); add algo.host=grpo, or leave them at grpo / clipped_pg")
+        if self.scoring == "greedy":
+            several = {f"algo.{k}.samples": n for k, n in (("screen", self.screen.samples),
+                       ("commit", self.commit.samples), ("audit_settings", self.audit_settings.samples)) if n != 1}
+            if several:
+                raise ValueError(f"algo.scoring=greedy plays each item once (every replay gives the same answer), "
+                                 f"but {', '.join(f'{k}={n}' for k, n in several.items())}: set "
+                                 f"{' '.join(f'{k}=1' for k in several)}, or algo.scoring=sampled")
         if self.commit.enabled and self.commit.mode == "certified":
             check_certifiable(self.commit.sigma, self.commit.delta, self.commit.pool_size, self.rounds, "algo.commit")
         if self.audit:

@@ -183,7 +183,8 @@ class EvoHeir(RolloutModule):
         with evaluation_guard(self.policy):
             load_weights(self.policy, weights)
             self.engine.sync_weights(self.policy)
-            episodes = play_items(self.agent, self.envs(len(tasks) * samples), tasks, samples, seed)
+            episodes = play_items(self.agent, self.envs(len(tasks) * samples), tasks, samples, seed,
+                                  greedy=self.config.scoring == "greedy")
         self.meter.add(phase, episode_tokens(episodes))
         return success_per_item(episodes, samples)
 

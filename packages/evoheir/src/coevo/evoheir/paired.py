@@ -1,7 +1,8 @@
 """Paired comparison of two policies on the same items with fresh samples for each.
 
-``item_success`` plays every item ``samples`` times with sampling (not greedy) under a seed of
-its own and returns the per-item success rate; ``paired_gain`` turns the two per-item vectors
+``item_success`` plays every item ``samples`` times with sampling under a seed of its own (or, with
+``greedy``, once with argmax decoding: the answer the greedy held-out accuracy counts) and returns
+the per-item success rate; ``paired_gain`` turns the two per-item vectors
 into the mean paired difference v = (1/m) Σ_i (s_new,i − s_old,i) and its spread.
 ``swapped_weights`` evaluates the root inside a running training without disturbing it: it
 loads the root's trainable weights, and on exit puts the proposal's weights, the RNG states and
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from coevo.core.agent.groups import play_groups
+from coevo.core.agent.groups import play_groups, seeded_generator
 from coevo.core.agent.loop import AgentLoop
 from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Environment, Task
@@ -48,9 +49,15 @@ def play_items(
     tasks: list[Task],
     samples: int,
     seed: int,
+    greedy: bool = False,
 ) -> list[Episode]:  # len(tasks) * samples episodes, item-major
-    """Play each task ``samples`` times with the loop's sampling settings, seeded by ``seed``."""
+    """Play each task ``samples`` times with the loop's sampling settings, seeded by ``seed``; with
+    ``greedy``, once each with argmax decoding (``samples`` must be 1: every replay is the same)."""
+    if greedy and samples != 1:
+        raise ValueError(f"greedy scoring plays each item once, got samples={samples}")
     with torch.no_grad():
+        if greedy:
+            return loop.run(tasks, envs[: len(tasks)], greedy=True, generator=seeded_generator(seed))
         return play_groups(loop, tasks, samples, envs, seed)
 
 
@@ -65,8 +72,9 @@ def item_success(
     tasks: list[Task],
     samples: int,
     seed: int,
+    greedy: bool = False,
 ) -> torch.Tensor:  # [len(tasks)] fraction of the ``samples`` episodes of each item that were won
-    return success_per_item(play_items(loop, envs, tasks, samples, seed), samples)
+    return success_per_item(play_items(loop, envs, tasks, samples, seed, greedy), samples)
 
 
 def load_weights(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
