@@ -59,3 +59,25 @@ def test_certified_pool_too_small_is_a_config_error(compose_train, monkeypatch):
 
     with pytest.raises(ConfigError, match="use at least 6 items"):
         _run(compose_train, monkeypatch, "callbacks.heircommit.mode=certified", "callbacks.heircommit.pool_size=4")
+
+
+def test_greedy_scoring_judges_one_argmax_answer_per_item(compose_train, monkeypatch):
+    # callbacks.heircommit.scoring=greedy: each of the 8 items is played once per policy, so v is a
+    # multiple of 1/8 and the ledger hands out 8 items per decision as before
+    callback, _ = _run(compose_train, monkeypatch, "trainer.max_steps=4", "callbacks.heircommit.every_n_steps=2",
+                       "callbacks.heircommit.pool_size=8", "callbacks.heircommit.scoring=greedy",
+                       "callbacks.heircommit.samples=1")
+    rows = callback.confirmation.audit
+    assert [r["decision"] for r in rows] == [1, 2]
+    for row in rows:
+        assert row["gain"] * 8 == pytest.approx(round(row["gain"] * 8))
+        assert row["commit"] == (row["gain"] > 0.0)
+
+
+def test_greedy_scoring_with_several_samples_is_a_config_error(compose_train, monkeypatch):
+    from coevo.core.config import ConfigError
+
+    with pytest.raises(ConfigError, match="callbacks.heircommit.scoring=greedy plays each item once .* but "
+                                          "callbacks.heircommit.samples=2: set callbacks.heircommit.samples=1, "
+                                          "or callbacks.heircommit.scoring=sampled"):
+        _run(compose_train, monkeypatch, "trainer.max_steps=4", "callbacks.heircommit.scoring=greedy")

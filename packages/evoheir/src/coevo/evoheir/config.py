@@ -8,12 +8,12 @@ from coevo.core import registry
 from coevo.core.algos import gigpo, losses  # noqa: F401 (registers the advantage estimators and the losses)
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, choice, path, registry_name
+from coevo.evoheir.paired import SCORINGS, check_scoring
 from coevo.evoheir.recovery import RecoverySettings
 from coevo.evoheir.threshold import MODES, check_certifiable
 from coevo.evoheir.verifiers import VERIFIERS
 
 HOST_NAMES = ("r_zero", "grpo")
-SCORINGS = ("sampled", "greedy")
 
 
 @dataclass
@@ -106,13 +106,9 @@ class EvoHeirConfig:
             raise ValueError(f"algo.advantage={self.advantage} algo.loss={self.loss}: only the grpo host chooses "
                              f"them (the {self.host} host trains Scout and solver with GRPO advantages and its "
                              f"own objective); add algo.host=grpo, or leave them at grpo / clipped_pg")
-        if self.scoring == "greedy":
-            several = {f"algo.{k}.samples": n for k, n in (("screen", self.screen.samples),
-                       ("commit", self.commit.samples), ("audit_settings", self.audit_settings.samples)) if n != 1}
-            if several:
-                raise ValueError(f"algo.scoring=greedy plays each item once (every replay gives the same answer), "
-                                 f"but {', '.join(f'{k}={n}' for k, n in several.items())}: set "
-                                 f"{' '.join(f'{k}=1' for k in several)}, or algo.scoring=sampled")
+        check_scoring("algo.scoring", self.scoring, {"algo.screen.samples": self.screen.samples,
+                                                     "algo.commit.samples": self.commit.samples,
+                                                     "algo.audit_settings.samples": self.audit_settings.samples})
         if self.commit.enabled and self.commit.mode == "certified":
             check_certifiable(self.commit.sigma, self.commit.delta, self.commit.pool_size, self.rounds, "algo.commit")
         if self.audit:

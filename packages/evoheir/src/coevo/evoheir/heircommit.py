@@ -31,7 +31,15 @@ from coevo.core import registry
 from coevo.core.callbacks.commit_rollback import CommitRollback, Decision
 from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.state.snapshot import TrainingSnapshot
-from coevo.evoheir.paired import derived_seed, evaluation_guard, item_success, load_weights, paired_gain
+from coevo.evoheir.paired import (
+    SCORINGS,
+    check_scoring,
+    derived_seed,
+    evaluation_guard,
+    item_success,
+    load_weights,
+    paired_gain,
+)
 from coevo.evoheir.pools import IndexRegion, PoolLedger, PoolOverlapError, require_unbounded_train
 from coevo.evoheir.threshold import MODES, check_certifiable, spent_delta, threshold
 
@@ -45,6 +53,8 @@ class HeirCommitConfig:
     mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
     pool_size: int = bounded(16, ge=1)  # m: confirmation items per decision (fresh each decision)
     samples: int = bounded(2, ge=1)  # sampled episodes per item and policy
+    # how an item is played: sampled (``samples`` answers) | greedy (one argmax answer; samples = 1)
+    scoring: str = choice("sampled", SCORINGS)
     # sub-Gaussian scale of a paired difference (1 for differences in [-1, 1])
     sigma: float = bounded(1.0, gt=0)
     delta: float = bounded(0.1, gt=0, lt=1)  # certified mode: total error budget over all decisions
@@ -59,6 +69,9 @@ class HeirCommitConfig:
 
     def __post_init__(self):
         check_instance(self, "callbacks.heircommit")
+        check_scoring("callbacks.heircommit.scoring", self.scoring,
+                      {"callbacks.heircommit.samples": self.samples,
+                       "callbacks.heircommit.audit_samples": self.audit_samples})
         if self.mode == "certified":
             check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit")
 
@@ -147,11 +160,12 @@ class ConfirmationJudge:
         envs = module.envs(len(tasks) * samples)
         with evaluation_guard(policy):
             module.engine.sync_weights(policy)
-            new = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role))
+            greedy = self.config.scoring == "greedy"
+            new = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role), greedy)
             load_weights(policy, root.weights)
             module.engine.sync_weights(policy)
             old_seed = derived_seed(seed, t, role if self.config.common_seeds else role + 1)
-            old = item_success(module.agent, envs, tasks, samples, old_seed)
+            old = item_success(module.agent, envs, tasks, samples, old_seed, greedy)
         module.engine.sync_weights(policy)
         return new, old
 
