@@ -36,9 +36,37 @@ def test_acting_examples_stay_and_writing_examples_answer_with_the_library_skill
     assert any("<skill>" in text for text in corpus_texts(data.examples))
 
 
+def test_in_context_examples_repeat_the_chosen_episodes_acting_with_the_library_skill_first():
+    env = BoxesEnv(BoxesConfig())
+    acting = collect_expert_examples(env, PROMPT, 4, "train", 100)
+    skill = SkillSettings(context_prefix="Skill: ")
+    data = SkillDemonstrations(skill, 0.5, in_context_share=0.5)(env, PROMPT, 4, "train", 100)
+    # acting (all four episodes), writing (episodes 1 and 3), then acting with the skill (episodes 1 and 3)
+    in_context = data.examples[len(acting.examples) + 2:]
+    expected = [conversation for index in (101, 103)
+                for conversation in collect_expert_examples(env, PROMPT, 1, "train", index).examples]
+    assert len(in_context) == len(expected) > 0
+    skills = {static_skill("boxes", env.task("train", i).task_type) for i in (101, 103)}
+    for plain, shown in zip(expected, in_context):
+        first_user = next(i for i, m in enumerate(plain) if m["role"] == "user")
+        assert shown[-1] == plain[-1]  # the same expert action is the target
+        assert any(shown[first_user]["content"] == f"Skill: {s}\n{plain[first_user]['content']}" for s in skills)
+        # every other message (system, later turns) is unchanged
+        assert [m for i, m in enumerate(shown) if i != first_user] == [m for i, m in enumerate(plain) if i != first_user]
+
+
+def test_in_context_share_keeps_the_old_cache_key_at_zero_and_changes_it_above():
+    base = SkillDemonstrations(SkillSettings(), 0.5).cache_key
+    assert SkillDemonstrations(SkillSettings(), 0.5, 0.0).cache_key == base
+    assert SkillDemonstrations(SkillSettings(), 0.5, 0.5).cache_key != base
+    assert SkillDemonstrations(SkillSettings(), 0.5, 0.5).cache_key != SkillDemonstrations(SkillSettings(), 0.5, 1.0).cache_key
+
+
 def test_share_out_of_range_is_refused():
     with pytest.raises(ValueError, match="warm_start_share"):
         SkillDemonstrations(SkillSettings(), 0.0)
+    with pytest.raises(ValueError, match="in_context_share"):
+        SkillDemonstrations(SkillSettings(), 0.5, 1.5)
 
 
 @pytest.mark.parametrize(("algo", "extra", "expected"), [

@@ -66,20 +66,22 @@ def evaluate(
     mode: str = "greedy",
     samples_per_task: int = 1,
     sample_seed: int = 0,
+    context: Callable[[Task], str | None] | None = None,
 ) -> tuple[dict[str, float], list[Episode]]:
     """Play the first ``num_tasks`` tasks of ``split``; return (summary, episodes).
 
     ``mode="greedy"``: each task once with argmax decoding. ``mode="sample"``: ``samples_per_task``
     episodes per task, sampled as in training (``agent.sampling`` / the choice softmax), seeded with
     ``sample_seed`` (:func:`play_tasks`). ``share=(rank, world)``: only episodes ``rank, rank + world, …``
-    of them (one process's share of a distributed evaluation; the caller combines the shares)."""
+    of them (one process's share of a distributed evaluation; the caller combines the shares).
+    ``context(task)``: text before each task's first message (e.g. a skill; :func:`play_tasks`)."""
     check_mode(mode)
     probe = make_env()
     tasks = eval_tasks(probe, split, num_tasks, samples_per_task if mode == "sample" else 1, share)
     engine = registry.rollout_engines.get(engine_name)(engine_config, model, tokenizer)
     loop = AgentLoop(engine, tokenizer, agent)
     envs = [probe] + [make_env() for _ in range(min(batch_size, len(tasks)) - 1)]
-    episodes = play_tasks(loop, tasks, envs, batch_size, mode == "greedy", sample_seed + share[0])
+    episodes = play_tasks(loop, tasks, envs, batch_size, mode == "greedy", sample_seed + share[0], context)
     return summarize(episodes, type(probe).task_types), episodes
 
 

@@ -57,6 +57,10 @@ class WarmupSettings:
     # policy writes skills, they join the warm start itself (coevo.rsipo.demonstrations): the tokenizer
     # learns the skills' words and SFT teaches the format beside acting.
     warm_start_share: float = bounded(0.5, ge=0, le=1)
+    # share of those expert episodes whose acting steps are given a second time with the library skill
+    # of the task's type before the first message (0: none), so the policy learns to act with a skill in
+    # its context, as the replay and the teacher use it (coevo.rsipo.demonstrations)
+    in_context_share: float = bounded(0.0, ge=0, le=1)
     # optimizer steps of a separate fine-tune after the warm start (0 disables)
     steps: int = bounded(0, ge=0)
     batch_size: int = bounded(8, ge=1)  # examples per optimizer step of that fine-tune

@@ -8,6 +8,13 @@ its warm start learns both at once: the environment expert's acting examples plu
 the same expert episodes, one writing prompt → library skill conversation
 (:func:`coevo.rsipo.warmup.writing_conversation`). The skills' words then enter the tokenizer
 corpus, and SFT teaches the ``<skill>…</skill>`` format beside acting.
+
+A policy that only ever acted without a skill does not know what to do with one: the replay and
+the teacher put a skill before the first message, a context the warm start never showed, and the
+replay gains came out negative (bench/results/README.md). With ``in_context_share`` > 0, that
+share of the expert episodes also gives its acting steps a second time with the library skill of
+the task's type before the first message (:func:`with_skill`), so SFT teaches acting with a skill
+in the context too.
 """
 
 from __future__ import annotations
@@ -16,29 +23,41 @@ import logging
 
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.env.protocol import Environment
-from coevo.core.expert_data import ExpertEpisodes, collect_expert_examples
+from coevo.core.expert_data import ExpertEpisodes, Message, collect_expert_examples
 from coevo.rsipo.config import SkillSettings
-from coevo.rsipo.skills.library import library
+from coevo.rsipo.skills.library import library, static_skill
 from coevo.rsipo.skills.template import template_for
+from coevo.rsipo.teacher import skill_context, teacher_messages
 from coevo.rsipo.warmup import writing_conversation
 
 log = logging.getLogger(__name__)
 
 
 def chosen(i: int, share: float) -> bool:
-    """Whether episode ``i`` gives a writing example: evenly spread, ``share`` of all episodes."""
+    """Whether episode ``i`` is one of ``share`` of all episodes, evenly spread."""
     return int((i + 1) * share) > int(i * share)
 
 
-class SkillDemonstrations:
-    """The environment's acting demonstrations plus writing examples for ``share`` of the episodes."""
+def with_skill(examples: list[list[Message]], skill: str, prefix: str) -> list[list[Message]]:
+    """Each acting example with ``skill`` (after ``prefix``) before its first user message, as the
+    replay and the teacher see it; the target (last message) is unchanged."""
+    return [teacher_messages(conversation, skill_context(skill, prefix)) for conversation in examples]
 
-    def __init__(self, skill: SkillSettings, share: float):
+
+class SkillDemonstrations:
+    """The environment's acting demonstrations plus writing examples for ``share`` of the episodes,
+    and the acting steps again with the library skill in the context for ``in_context_share`` of them."""
+
+    def __init__(self, skill: SkillSettings, share: float, in_context_share: float = 0.0):
         if not 0 < share <= 1:
             raise ValueError(f"algo.warmup.warm_start_share must be in (0, 1], got {share}")
-        self.skill, self.share = skill, share
+        if not 0 <= in_context_share <= 1:
+            raise ValueError(f"algo.warmup.in_context_share must be in [0, 1], got {in_context_share}")
+        self.skill, self.share, self.in_context_share = skill, share, in_context_share
         self.cache_key = {"rsipo_skill_demonstrations": 1, "share": share, "trajectories": skill.trajectories,
                           "max_actions": skill.max_actions}
+        if in_context_share > 0:  # (absent at 0: warm starts built before the option keep their key)
+            self.cache_key |= {"in_context_share": in_context_share, "context_prefix": skill.context_prefix}
 
     def __call__(self, env: Environment, prompt: PromptSettings, num_episodes: int, split: str = "train",
                  first_index: int = 0) -> ExpertEpisodes:
@@ -48,12 +67,16 @@ class SkillDemonstrations:
         except ValueError as exc:
             log.warning("no skill-writing examples in the warm start: %s", exc)
             return acting
-        template, writing = template_for(env.name), []
+        template, writing, in_context = template_for(env.name), [], []
         for i, index in enumerate(range(first_index, first_index + num_episodes)):
+            if chosen(i, self.in_context_share):
+                episode = collect_expert_examples(env, prompt, 1, split, index).examples
+                in_context += with_skill(episode, static_skill(env.name, env.task(split, index).task_type),
+                                         self.skill.context_prefix)
             if not chosen(i, self.share):
                 continue
             conversation = writing_conversation(env, template, self.skill, split, index)
             if conversation is None:  # no expert: nothing to write from
                 return acting
             writing.append(conversation)
-        return ExpertEpisodes(acting.examples + writing, acting.episodes, acting.won)
+        return ExpertEpisodes(acting.examples + writing + in_context, acting.episodes, acting.won)

@@ -1,0 +1,94 @@
+"""Does a skill in the context help the warm-started policy act? Success with vs without the static
+library skill of each task's type, per task type, sampled and greedy, on the held-out split.
+
+RSIPO's teacher is the same weights with a skill in the context; it can only be better than the
+student where a skill raises success. This measures that for the warm start an algorithm builds
+(``algo=rsipo``: acting plus skill-writing examples, plus acting-with-skill examples when
+``algo.warmup.in_context_share`` > 0), before any RL:
+
+    .venv/bin/python bench/skill_in_context.py --override algo=rsipo env=household --results skill_in_context.json
+
+Each ``--variant NAME=OVERRIDES`` (space-separated Hydra overrides added to ``--override``) is one
+warm start (built and cached as ``coevo-train`` builds it); one JSON line per variant, all of them
+written to ``bench/results/<--results>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import torch
+
+from coevo.core import registry
+from coevo.core.cli.components import build_component, env_factory
+from coevo.core.cli.config_sources import compose_config
+from coevo.core.cli.schema import TrainSchema
+from coevo.core.cli.train import build_policy, expert_source
+from coevo.core.config import validate
+from coevo.core.evaluation import evaluate
+from coevo.rsipo.skills.library import static_skill
+from coevo.rsipo.teacher import skill_context
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def success_per_type(summary: dict) -> dict[str, float]:
+    return {k.removeprefix("success/"): v for k, v in summary.items() if k.startswith("success/")}
+
+
+def with_and_without(model, tokenizer, make_env, settings: TrainSchema, prefix: str, samples: int) -> dict:
+    """Held-out success without and with the library skill of each task's type, sampled and greedy."""
+    e, env_name = settings.eval, make_env().name
+    skill = lambda task: skill_context(static_skill(env_name, task.task_type), prefix)  # noqa: E731
+    out = {}
+    for mode, repeats in (("sample", samples), ("greedy", 1)):
+        for label, context in (("without", None), ("with", skill)):
+            summary, _ = evaluate(model, tokenizer, make_env, settings.agent, e.split, e.num_tasks, e.batch_size,
+                                  mode=mode, samples_per_task=repeats, sample_seed=e.sample_seed, context=context)
+            out[f"{mode}/{label}"] = {"success": summary["success"], "per_type": success_per_type(summary)}
+    for mode in ("sample", "greedy"):
+        without, with_ = out[f"{mode}/without"], out[f"{mode}/with"]
+        out[f"{mode}/gain"] = {"success": with_["success"] - without["success"],
+                               "per_type": {t: with_["per_type"][t] - without["per_type"].get(t, 0.0)
+                                            for t in with_["per_type"]}}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--override", nargs="*", default=["algo=rsipo", "env=household"],
+                        help="Hydra overrides of the train config shared by every variant")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="NAME=OVERRIDES (space-separated); default: one variant 'default' with none")
+    parser.add_argument("--samples", type=int, default=4, help="sampled episodes per task")
+    parser.add_argument("--results", default=None, help="file name under bench/results/ (none: print only)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    variants = [v.split("=", 1) for v in args.variant] or [["default", ""]]
+    record = {"command": "bench/skill_in_context.py " + " ".join(
+        ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant] + ["--samples", str(args.samples)]),
+        "date": time.strftime("%Y-%m-%d %H:%M"), "variants": {}}
+    for name, extra in variants:
+        cfg = compose_config("train", [*args.override, *extra.split()], repository=str(ROOT / "configs"))
+        settings = validate(cfg, TrainSchema, "train")
+        algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
+        _, env_cfg, make_env = env_factory(cfg.env)
+        start = time.perf_counter()
+        model, tokenizer = build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg))
+        model.eval()
+        prefix = getattr(getattr(algo_cfg, "skill", None), "context_prefix", "Skill: ")
+        row = {"overrides": extra, **with_and_without(model, tokenizer, make_env, settings, prefix, args.samples),
+               "seconds": round(time.perf_counter() - start, 1)}
+        record["variants"][name] = row
+        print(json.dumps({"variant": name, **{k: v for k, v in row.items() if k.endswith("gain") or k == "seconds"},
+                          "sampled": (row["sample/without"]["success"], row["sample/with"]["success"]),
+                          "greedy": (row["greedy/without"]["success"], row["greedy/with"]["success"])}), flush=True)
+    if args.results:
+        (ROOT / "bench" / "results" / args.results).write_text(json.dumps(record, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
