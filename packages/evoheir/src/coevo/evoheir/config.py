@@ -10,7 +10,7 @@ from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, choice, path, registry_name
 from coevo.evoheir.paired import SCORINGS, check_scoring
 from coevo.evoheir.recovery import RecoverySettings
-from coevo.evoheir.threshold import MODES, check_certifiable
+from coevo.evoheir.threshold import BOUNDS, MODES, check_certifiable, check_sign_bound
 from coevo.evoheir.verifiers import VERIFIERS
 
 HOST_NAMES = ("r_zero", "grpo")
@@ -41,6 +41,9 @@ class ScreenSettings:
 class CommitSettings:
     enabled: bool = True  # false: ablation "no confirm" (commit every proposal)
     mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
+    # certified bar: subgaussian (the paper's formula) | sign (exact sign test on the items where the
+    # two policies differ; needs samples=1): both keep P(a harmful update commits at round t) ≤ δ_t
+    bound: str = choice("subgaussian", BOUNDS)
     pool_size: int = bounded(16, ge=1)  # m: fresh confirmation items per round (paper: 32-64)
     samples: int = bounded(2, ge=1)  # fresh answers per item and policy
     sigma: float = bounded(1.0, gt=0)  # sub-Gaussian scale of a paired difference in [-1, 1]
@@ -110,6 +113,8 @@ class EvoHeirConfig:
                                                      "algo.commit.samples": self.commit.samples,
                                                      "algo.audit_settings.samples": self.audit_settings.samples})
         if self.commit.enabled and self.commit.mode == "certified":
-            check_certifiable(self.commit.sigma, self.commit.delta, self.commit.pool_size, self.rounds, "algo.commit")
+            check_sign_bound(self.commit.bound, self.commit.samples, ("algo.commit.bound", "algo.commit.samples"))
+            check_certifiable(self.commit.sigma, self.commit.delta, self.commit.pool_size, self.rounds, "algo.commit",
+                              self.commit.bound)
         if self.audit:
             self.audit_settings.enabled = True

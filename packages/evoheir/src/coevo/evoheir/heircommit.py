@@ -41,7 +41,14 @@ from coevo.evoheir.paired import (
     paired_gain,
 )
 from coevo.evoheir.pools import IndexRegion, PoolLedger, PoolOverlapError, require_unbounded_train
-from coevo.evoheir.threshold import MODES, check_certifiable, spent_delta, threshold
+from coevo.evoheir.threshold import (
+    BOUNDS,
+    MODES,
+    check_certifiable,
+    check_sign_bound,
+    commit_threshold,
+    spent_delta,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +58,9 @@ class HeirCommitConfig:
     name: str = registry_name("heircommit")
     every_n_steps: int = bounded(5, ge=1)  # optimizer steps per proposal
     mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
+    # certified bar: subgaussian (the paper's formula) | sign (exact sign test on the items where the
+    # two policies differ; needs samples=1): both keep P(a harmful update commits at decision t) ≤ δ_t
+    bound: str = choice("subgaussian", BOUNDS)
     pool_size: int = bounded(16, ge=1)  # m: confirmation items per decision (fresh each decision)
     samples: int = bounded(2, ge=1)  # sampled episodes per item and policy
     # how an item is played: sampled (``samples`` answers) | greedy (one argmax answer; samples = 1)
@@ -73,7 +83,8 @@ class HeirCommitConfig:
                       {"callbacks.heircommit.samples": self.samples,
                        "callbacks.heircommit.audit_samples": self.audit_samples})
         if self.mode == "certified":
-            check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit")
+            check_sign_bound(self.bound, self.samples, ("callbacks.heircommit.bound", "callbacks.heircommit.samples"))
+            check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit", self.bound)
 
 
 class ConfirmationJudge:
@@ -115,7 +126,7 @@ class ConfirmationJudge:
         max_decisions = max(1, (trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else 10_000)
                             // c.every_n_steps)
         if c.mode == "certified":
-            check_certifiable(c.sigma, c.delta, c.pool_size, max_decisions, "callbacks.heircommit")
+            check_certifiable(c.sigma, c.delta, c.pool_size, max_decisions, "callbacks.heircommit", c.bound)
         datamodule = getattr(trainer, "datamodule", None)
         batch = getattr(datamodule, "batch_size", 1)
         steps = trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else 10_000
@@ -138,16 +149,16 @@ class ConfirmationJudge:
         tasks = self.ledger.draw("confirmation", c.pool_size)
         new, old = self._paired_scores(module, root, tasks, c.samples, t, role=0)
         result = paired_gain(new, old)
-        tau = threshold(c.mode, t, c.pool_size, c.sigma, c.delta)
+        tau = commit_threshold(c.mode, c.bound, t, c.sigma, c.delta, new, old)
         details = {"new_success": result.new_success, "old_success": result.old_success, "paired_std": result.std,
-                   "t": t, "m": result.m}
+                   "t": t, "m": result.m, "wins": result.wins, "losses": result.losses}
         if c.audit_pool_size > 0:
             audit_tasks = self.ledger.draw("audit", c.audit_pool_size)
             a_new, a_old = self._paired_scores(module, root, audit_tasks, c.audit_samples, t, role=2)
             details["true_gain"] = paired_gain(a_new, a_old).gain
         commit = result.gain > tau
         self.audit.append({"decision": t, "gain": result.gain, "threshold": tau, "commit": commit,
-                           "true_gain": details.get("true_gain")})
+                           "true_gain": details.get("true_gain"), "wins": result.wins, "losses": result.losses})
         log.info("HEIRCOMMIT decision %d: v=%+.3f vs τ=%.3f → %s", t, result.gain, tau,
                  "COMMIT" if commit else "ROLLBACK")
         if hasattr(module, "record"):

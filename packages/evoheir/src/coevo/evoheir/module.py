@@ -84,7 +84,7 @@ from coevo.evoheir.records import Record, qualify
 from coevo.evoheir.recovery import RecoveryOutcome, recover
 from coevo.evoheir.report import plot_rounds, round_line
 from coevo.evoheir.scout_warmup import warm_up_scout
-from coevo.evoheir.threshold import threshold
+from coevo.evoheir.threshold import commit_threshold, threshold
 
 console = Console()
 PHASES = ("explore", "screen", "recover", "confirm", "archive")
@@ -100,6 +100,8 @@ class Verdict(NamedTuple):
     commit: bool
     unchanged: bool
     true_gain: float | None
+    wins: int = 0  # confirmation items the proposal won over the root (and lost: ``losses``)
+    losses: int = 0
 
 
 @registry.algorithms.register("evoheir")
@@ -228,7 +230,8 @@ class EvoHeir(RolloutModule):
             "qualified": len(qualified), "dropped": dropped, "n_repair": outcome.n_repair, "n_keep": outcome.n_keep,
             "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
             "recovery_loss_last": outcome.loss_last, "v": verdict.v, "tau": verdict.tau, "commit": verdict.commit,
-            "unchanged": verdict.unchanged, "true_gain": verdict.true_gain,
+            "unchanged": verdict.unchanged, "true_gain": verdict.true_gain, "wins": verdict.wins,
+            "losses": verdict.losses,
             "archive_size": len(self.archive), "archive_strata": self.archive.strata(), "heldout": heldout,
             "units": self.meter.round_units(), "units_total": self.meter.total_units(),
             "scout_examples": getattr(self.host, "examples", []),
@@ -295,19 +298,21 @@ class EvoHeir(RolloutModule):
         audit's true gain when enabled); commit if v > τ_t, decided on rank 0. The policy ends holding
         S_{t+1} on every rank and the engine is synced to it."""
         c, seed = self.config, self.context.seed
-        v, tau, commit = math.nan, math.nan, True
+        v, tau, commit, wins, losses = math.nan, math.nan, True, 0, 0
         unchanged = all(torch.equal(proposal[k], root[k]) for k in root)
         if self.sharded_over_ranks:  # each rank compared its own shards: unchanged only if on every rank
             unchanged = dist.max_over_ranks(int(not unchanged)) == 0
         if c.commit.enabled and unchanged:  # the root itself (no branch won, nothing recovered): nothing to judge
-            v, tau, commit = 0.0, threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta), False
+            v, tau, commit = 0.0, threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta,
+                                            c.commit.bound, discordant=0), False
         elif c.commit.enabled:
             items = self.ledger.draw("confirmation", c.commit.pool_size)
             new = self._play(proposal, items, c.commit.samples, derived_seed(seed, t, 2, 0), "confirm")
             old = self._play(root, items, c.commit.samples, derived_seed(seed, t, 2, int(not c.commit.common_seeds)),
                              "confirm")
-            v = paired_gain(new, old).gain
-            tau = threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta)
+            paired = paired_gain(new, old)
+            v, wins, losses = paired.gain, paired.wins, paired.losses
+            tau = commit_threshold(c.commit.mode, c.commit.bound, t, c.commit.sigma, c.commit.delta, new, old)
             commit = v > tau
         true_gain = None
         if c.audit_settings.enabled and not unchanged:
@@ -321,7 +326,7 @@ class EvoHeir(RolloutModule):
         if not self.sharded_over_ranks:  # replicas: S_{t+1} is rank 0's on every rank (shards: one owner each)
             dist.broadcast_parameters(self.policy)
         self.engine.sync_weights(self.policy)
-        return Verdict(v, tau, commit, unchanged, true_gain)
+        return Verdict(v, tau, commit, unchanged, true_gain, wins, losses)
 
     def archive_experience(self, experience: list[Record]) -> None:
         """5. E_t enters M_{t+1} whether or not the round committed; saved atomically (rank 0)."""

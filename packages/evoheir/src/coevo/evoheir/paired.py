@@ -41,6 +41,8 @@ class PairedResult:
     new_success: float
     old_success: float
     m: int  # items
+    wins: int = 0  # items where the new policy did better
+    losses: int = 0  # items where it did worse
 
 
 def paired_gain(
@@ -51,7 +53,8 @@ def paired_gain(
         raise ValueError(f"paired scores need two equal-length non-empty vectors, got {tuple(new.shape)} and {tuple(old.shape)}")
     diff = new.double() - old.double()  # [m]
     std = float(diff.std(unbiased=True)) if diff.numel() > 1 else 0.0
-    return PairedResult(float(diff.mean()), std, float(new.double().mean()), float(old.double().mean()), diff.numel())
+    return PairedResult(float(diff.mean()), std, float(new.double().mean()), float(old.double().mean()), diff.numel(),
+                        int((diff > 0).sum()), int((diff < 0).sum()))
 
 
 def play_items(

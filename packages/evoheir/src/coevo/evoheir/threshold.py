@@ -5,6 +5,18 @@
   d_i ∈ [-1, 1] are σ-sub-Gaussian (Hoeffding: σ = 1 for that range), a harmful update
   (true gain ≤ 0) clears the bar at decision t with probability ≤ δ_t, and since
   Σ_t 1/(t(t+1)) = 1, over an unbounded number of decisions with probability ≤ δ in total.
+
+How the certified bar is computed (``bound``):
+
+- ``subgaussian`` (the paper's): the formula above, fixed before the items are played.
+- ``sign``: an exact sign test (McNemar's) on the discordant items, for one answer per item and
+  policy (d_i ∈ {-1, 0, +1}). Of the n items where the two policies differ, W favour the new one;
+  under a harmful update (true gain ≤ 0, i.e. P(d=+1) ≤ P(d=-1) on a fresh item) W given n is
+  Binomial(n, p) with p ≤ ½, so committing when P(Binomial(n, ½) ≥ W) ≤ δ_t errs with probability
+  ≤ δ_t whatever n turns out to be. As a bar on v = (2W - n)/m it is τ_t = (2k* - n - 1)/m, k* the
+  smallest count whose tail is ≤ δ_t. It adapts to how often the policies disagree: with 10% of
+  items discordant it needs about a tenth of the items the sub-Gaussian bar needs
+  (bench/results/README.md).
 """
 
 from __future__ import annotations
@@ -12,6 +24,7 @@ from __future__ import annotations
 import math
 
 MODES = ("empirical", "certified")
+BOUNDS = ("subgaussian", "sign")
 
 
 def decision_delta(delta: float, t: int) -> float:
@@ -33,15 +46,69 @@ def certified_threshold(sigma: float, delta: float, t: int, m: int) -> float:
     return sigma * math.sqrt(2.0 * math.log(1.0 / decision_delta(delta, t)) / m)
 
 
-def threshold(mode: str, t: int, m: int, sigma: float = 1.0, delta: float = 0.1) -> float:
+def binomial_upper_tail(n: int, k: int) -> float:
+    """P(Binomial(n, ½) ≥ k), exact (integer arithmetic)."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2**n
+
+
+def sign_test_wins(n: int, level: float) -> int:
+    """k*: the fewest wins out of ``n`` discordant items with P(Binomial(n, ½) ≥ k*) ≤ ``level``
+    (n + 1 when even n wins of n are not enough)."""
+    tail, k = 0.0, n + 1  # tail = P(Bin(n, ½) ≥ k), grown downward from k = n + 1
+    while k > 0:
+        extra = math.comb(n, k - 1) / 2**n
+        if tail + extra > level:
+            break
+        tail, k = tail + extra, k - 1
+    return k
+
+
+def sign_threshold(discordant: int, delta: float, t: int, m: int) -> float:
+    """τ_t on v for the sign test: v = (2W - n)/m > τ_t exactly when W ≥ k*(n, δ_t)."""
+    if m < 1 or not 0 <= discordant <= m:
+        raise ValueError(f"the sign test needs 0 ≤ discordant items ≤ m, m ≥ 1; got {discordant} of {m}")
+    k = sign_test_wins(discordant, decision_delta(delta, t))
+    return (2 * k - discordant - 1) / m
+
+
+def threshold(mode: str, t: int, m: int, sigma: float = 1.0, delta: float = 0.1, bound: str = "subgaussian",
+              discordant: int | None = None) -> float:
+    """τ_t. ``bound="sign"`` needs ``discordant``: the items where the two policies' answers differ."""
     if mode == "empirical":
         return 0.0
-    if mode == "certified":
+    if mode != "certified":
+        raise ValueError(f"commit mode: unknown '{mode}'; choose one of {list(MODES)}")
+    if bound == "subgaussian":
         return certified_threshold(sigma, delta, t, m)
-    raise ValueError(f"commit mode: unknown '{mode}'; choose one of {list(MODES)}")
+    if bound == "sign":
+        if discordant is None:
+            raise ValueError("the sign bound is computed from the discordant items; pass discordant=")
+        return sign_threshold(discordant, delta, t, m)
+    raise ValueError(f"commit bound: unknown '{bound}'; choose one of {list(BOUNDS)}")
 
 
-def check_certifiable(sigma: float, delta: float, m: int, decisions: int, where: str) -> None:
+def check_sign_bound(bound: str, samples: int, keys: tuple[str, str]) -> None:
+    """The sign test is exact for one answer per item and policy; refuse it otherwise, naming both keys."""
+    if bound == "sign" and samples != 1:
+        raise ValueError(f"{keys[0]}=sign tests one answer per item and policy (each paired difference is "
+                         f"-1, 0 or +1), but {keys[1]}={samples}: set {keys[1]}=1, or {keys[0]}=subgaussian")
+
+
+def ternary_discordant(diff) -> int:
+    """The items whose paired difference is ±1; refuses differences the sign test is not exact for."""
+    values = set(float(x) for x in diff.unique().tolist())
+    if not values <= {-1.0, 0.0, 1.0}:
+        raise ValueError(f"the sign bound needs paired differences in {{-1, 0, +1}} (one answer per item with a "
+                         f"0/1 success), got {sorted(values)[:5]}")
+    return int((diff != 0).sum())
+
+
+def check_certifiable(sigma: float, delta: float, m: int, decisions: int, where: str,
+                      bound: str = "subgaussian") -> None:
     """A clear error when the certified bar reaches 1 (a success gain can never exceed it) within
     ``decisions`` decisions; names the pool size that would do."""
     if not 0.0 < delta < 1.0:
@@ -49,6 +116,13 @@ def check_certifiable(sigma: float, delta: float, m: int, decisions: int, where:
     if sigma <= 0:
         raise ValueError(f"{where}.sigma: must be positive, got {sigma}")
     last = max(1, decisions)
+    if bound == "sign":  # best case: every item discordant and won, P = 2^-m
+        needed = math.ceil(math.log2(1.0 / decision_delta(delta, last)))
+        if m < needed:
+            raise ValueError(f"{where}: the certified sign test with a confirmation pool of {m} items cannot commit "
+                             f"at decision {last} (even {m} wins of {m} have probability 2^-{m} > δ_{last}); use "
+                             f"at least {needed} items (or a larger delta, or mode=empirical)")
+        return
     tau = certified_threshold(sigma, delta, last, m)
     if tau >= 1.0:
         needed = math.floor(2.0 * sigma**2 * math.log(1.0 / decision_delta(delta, last))) + 1
@@ -57,3 +131,9 @@ def check_certifiable(sigma: float, delta: float, m: int, decisions: int, where:
             f"decision {last}, which no success gain can beat; use at least {needed} items "
             f"(or a larger delta, or mode=empirical)"
         )
+
+
+def commit_threshold(mode: str, bound: str, t: int, sigma: float, delta: float, new, old) -> float:
+    """τ_t for the paired per-item scores ``new`` and ``old`` ([m] each) of one decision."""
+    discordant = ternary_discordant(new.double() - old.double()) if mode == "certified" and bound == "sign" else None
+    return threshold(mode, t, new.numel(), sigma, delta, bound, discordant)
