@@ -1,0 +1,123 @@
+"""HEIRCOMMIT's audit on EVOHEIR's own updates: every acceptance rule on the same proposals.
+
+Runs ``algo=evoheir`` with the audit on (each round's proposal also played on ``--audit-items``
+fresh greedy items: its "true" gain) for each seed, side by side, then reads every run's
+``rounds.jsonl`` and applies each rule to the same proposals:
+
+- commit-all; random acceptance at HEIRCOMMIT's rate (expected values);
+- HEIRCOMMIT empirical (τ = 0; the run's own decisions);
+- HEIRCOMMIT certified with the paper's sub-Gaussian bar and with the exact sign test, read offline
+  from each round's paired gain and its wins and losses on the confirmation pool (at round t of
+  its run, δ_t = δ/(t(t+1))). The run follows the empirical decisions; a certified run would
+  propose other updates after its first different decision, so this audits the rules, not the runs.
+
+    .venv/bin/python bench/evoheir_native_audit.py --seeds 0 1 --rounds 30 --confirm 1024 --audit-items 1024 \
+        --out evoheir_native_audit_m1024.json
+    .venv/bin/python bench/evoheir_native_audit.py --read RUN_DIR ... --out NAME.json   # existing runs
+
+Harmful: audited gain < 0; useful: > 0. Target (issue 21): harmful share ≤ ⅓ of commit-all's with
+≥ 50% of the useful updates kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from coevo.evoheir.audit import summarize_audit
+from coevo.evoheir.threshold import certified_threshold, sign_threshold
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def launch(seeds: list[int], rounds: int, confirm: int, audit_items: int, folder: Path, extra: list[str]) -> list[Path]:
+    """One ``coevo-train`` run per seed, all at once (one torch thread each)."""
+    runs, procs = [], []
+    for seed in seeds:
+        run_dir = folder / f"seed{seed}"
+        command = [sys.executable, "-m", "coevo.core.cli.train", "algo=evoheir", f"seed={seed}",
+                   "trainer.cpu_threads=1", f"run_dir={run_dir}", "overwrite=true", f"algo.rounds={rounds}",
+                   f"trainer.max_steps={rounds}", "algo.audit=true", f"algo.audit_settings.pool_size={audit_items}",
+                   f"algo.commit.pool_size={confirm}", "eval.before=false", "eval.after=false", *extra]
+        log = open(folder / f"seed{seed}.log", "w")
+        procs.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT))
+        runs.append(run_dir)
+    for proc in procs:
+        if proc.wait() != 0:
+            raise SystemExit(f"a run failed (exit {proc.returncode}); see its log in {folder}")
+    return runs
+
+
+def proposals(run_dir: Path) -> list[dict]:
+    """The audited rounds of one run, with the certified decisions read offline."""
+    cfg = OmegaConf.load(run_dir / "config.yaml").algo.commit
+    rows = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines() if line.strip()]
+    out = []
+    for r in rows:
+        if r.get("true_gain") is None:  # the root itself: nothing was proposed
+            continue
+        t, v = r["round"], r["v"]
+        wins, losses = r["wins"], r["losses"]
+        out.append({"run": run_dir.name, "round": t, "v": v, "true_gain": r["true_gain"], "wins": wins,
+                    "losses": losses, "empirical": bool(r["commit"]),
+                    "certified_subgaussian": v > certified_threshold(cfg.sigma, cfg.delta, t, cfg.pool_size),
+                    "certified_sign": v > sign_threshold(wins + losses, cfg.delta, t, cfg.pool_size)})
+    return out
+
+
+def audit_table(rows: list[dict]) -> dict:
+    table = {}
+    for rule in ("empirical", "certified_subgaussian", "certified_sign"):
+        summary = summarize_audit([{"commit": r[rule], "true_gain": r["true_gain"]} for r in rows])
+        table[rule] = summary["heircommit"]
+        table[f"random_at_rate_of_{rule}"] = summary["random_at_rate"]
+        table["commit_all"], table["proposals"] = summary["commit_all"], summary["proposals"]
+    base = table["commit_all"]["harmful_share"]
+    for rule in ("empirical", "certified_subgaussian", "certified_sign"):
+        share = table[rule]["harmful_share"]
+        table[rule]["share_ratio_to_commit_all"] = share / base if base and share == share else None
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="*", default=[0, 1])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--confirm", type=int, default=1024, help="confirmation items per round (m)")
+    parser.add_argument("--audit-items", type=int, default=1024)
+    parser.add_argument("--folder", default="runs/bench-evoheir-native-audit")
+    parser.add_argument("--read", nargs="*", default=None, help="summarise these run folders instead of launching")
+    parser.add_argument("--out", default=None, help="file name under bench/results/")
+    parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    if args.read:
+        runs = [Path(p) for p in args.read]
+    else:
+        folder = ROOT / args.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        runs = launch(args.seeds, args.rounds, args.confirm, args.audit_items, folder, args.overrides)
+    rows = [row for run in runs for row in proposals(run)]
+    table = audit_table(rows)
+    for rule in ("commit_all", "empirical", "certified_subgaussian", "certified_sign"):
+        s = table[rule]
+        print(f"{rule:22s} accepted {s['accepted']:5.1f}  harmful share {s['harmful_share']:.3f}  "
+              f"coverage {s['coverage']:.3f}  useful retention {s['useful_retention']:.3f}")
+    print(f"proposals {table['proposals']}")
+    if args.out:
+        record = {"command": "bench/evoheir_native_audit.py " + " ".join(sys.argv[1:]),
+                  "date": time.strftime("%Y-%m-%d %H:%M"), "machine": platform.platform(),
+                  "seconds": round(time.perf_counter() - start, 1), "runs": [str(r) for r in runs],
+                  "audit": table, "rounds": rows}
+        (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
