@@ -1,4 +1,5 @@
-"""The default run's regime (``algo_env/evoheir_math.yaml``): its warm start lands where RL can move it.
+"""The default run's regime (``algo_env_model/evoheir_math_tiny.yaml``): its warm start lands where RL can move
+it, and it stays off real models.
 
 ``make train ALGO=evoheir`` composes ``algo=evoheir env=math`` with that preset: the basic tier
 (addition, one-step equations) and a 1,000-episode, 6-epoch warm start. The preset states the
@@ -33,3 +34,13 @@ def test_the_default_warm_start_lands_in_the_stated_band(tmp_path):
     summary, episodes = evaluate(model, tokenizer, make_env, settings.agent, "eval_in_distribution", 100)
     assert len(episodes) == 100
     assert 0.15 <= summary["success"] <= 0.30, summary  # measured 17% (seed 0, one torch thread)
+
+
+def test_the_tiny_models_regime_stays_off_real_models(tmp_path):
+    # chosen by algorithm, environment and model: model=hf composes the dataclasses' defaults
+    tiny = compose_fast(CONFIG_DIR, ["algo=evoheir"], tmp_path / "cache", tmp_path / "run", base=[])
+    real = compose_fast(CONFIG_DIR, ["algo=evoheir", "model=hf", "model.path=/nonexistent"], tmp_path / "cache",
+                        tmp_path / "run", base=[])
+    assert (tiny.algo.scoring, tiny.algo.commit.pool_size, tiny.algo.verifier) == ("greedy", 256, "exact")
+    assert (real.algo.scoring, real.algo.commit.pool_size, real.warmstart.episodes) == ("sampled", 16, 300)
+    assert "addition" not in real.env.problem_types

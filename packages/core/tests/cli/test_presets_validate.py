@@ -65,6 +65,13 @@ def test_algorithm_environment_presets_validate(pair):
     _check_train([f"algo={algo}", f"env={env}"])
 
 
+@pytest.mark.parametrize("triple", _names("algo_env_model"))
+def test_algorithm_environment_model_presets_validate(triple):
+    algo, rest = triple.split("_", 1)
+    env, model = rest.rsplit("_", 1)
+    _check_train([f"algo={algo}", f"env={env}", f"model={model}"])
+
+
 @pytest.mark.parametrize("group", ["model", "rollout", "trainer", "callbacks", "experiment"])
 def test_other_presets_validate(group):
     for name in _names(group):
