@@ -58,13 +58,11 @@ def binomial_upper_tail(n: int, k: int) -> float:
 def sign_test_wins(n: int, level: float) -> int:
     """k*: the fewest wins out of ``n`` discordant items with P(Binomial(n, ½) ≥ k*) ≤ ``level``
     (n + 1 when even n wins of n are not enough)."""
-    tail, k = 0.0, n + 1  # tail = P(Bin(n, ½) ≥ k), grown downward from k = n + 1
-    while k > 0:
-        extra = math.comb(n, k - 1) / 2**n
-        if tail + extra > level:
-            break
-        tail, k = tail + extra, k - 1
-    return k
+    low, high = 0, n + 1  # the tail falls as k grows: binary search for the first k with tail ≤ level
+    while low < high:
+        k = (low + high) // 2
+        low, high = (low, k) if binomial_upper_tail(n, k) <= level else (k + 1, high)
+    return low
 
 
 def sign_threshold(discordant: int, delta: float, t: int, m: int) -> float:
