@@ -10,11 +10,9 @@ import pytest
 import torch
 
 from coevo.core.agent.loop import AgentLoop, AgentSettings
-from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
-from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.rollout.engine import SamplingSettings
 from coevo.core.rollout.hf_engine import HFEngine, HFEngineConfig
-from coevo.core.testing.fast_configs import boxes_corpus
+from coevo.core.testing.gloo import tiny_model_and_tokenizer
 from coevo.evoheir.config import CommitSettings, EvoHeirConfig, ScreenSettings
 from coevo.evoheir.math_env import MathEnv
 from coevo.evoheir.paired import item_success, play_items
@@ -26,10 +24,9 @@ TRIALS = 20_000
 @pytest.fixture(scope="module")
 def loop():
     """A random tiny model sampling at temperature 1 (its replies vary a lot from seed to seed)."""
-    tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
     torch.manual_seed(0)
-    model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
-                                             intermediate_size=64), tokenizer).eval()
+    model, tokenizer = tiny_model_and_tokenizer()
+    model.eval()
     settings = AgentSettings(sampling=SamplingSettings(temperature=1.0, top_p=1.0, max_new_tokens=8))
     return AgentLoop(HFEngine(HFEngineConfig(), model, tokenizer), tokenizer, settings)
 

@@ -23,11 +23,17 @@ from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.testing.fast_configs import boxes_corpus
 
 
-def tiny_model(num_layers: int = 2):
-    """The tiny Qwen2 (hidden 32, ``num_layers`` decoder layers) on a 300-token boxes tokenizer."""
+def tiny_model_and_tokenizer(num_layers: int = 2):
+    """The tiny Qwen2 (hidden 32, ``num_layers`` decoder layers) and its 300-token boxes tokenizer."""
     tokenizer = train_bpe_tokenizer(boxes_corpus(), vocab_size=300)
-    return build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=num_layers, num_heads=2, num_kv_heads=1,
-                                            intermediate_size=64), tokenizer)
+    model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=num_layers, num_heads=2, num_kv_heads=1,
+                                             intermediate_size=64), tokenizer)
+    return model, tokenizer
+
+
+def tiny_model(num_layers: int = 2):
+    """The tiny Qwen2 of :func:`tiny_model_and_tokenizer`, without its tokenizer."""
+    return tiny_model_and_tokenizer(num_layers)[0]
 
 
 def run_on_ranks(fn: Callable[..., Any], folder: Path, *args: Any, world_size: int = 2,
