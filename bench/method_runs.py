@@ -14,8 +14,12 @@ from pathlib import Path
 import torch
 from omegaconf import OmegaConf
 
+from coevo.core import registry
 from coevo.core.cli import train
+from coevo.core.cli.components import build_component, env_factory
 from coevo.core.cli.config_sources import compose_config
+from coevo.core.cli.schema import TrainSchema
+from coevo.core.config import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,6 +51,18 @@ def reuse_before_of(run_dir: Path) -> None:
     before training (its ``config.yaml`` and ``eval_before.json``): a comparison split over processes."""
     saved = OmegaConf.load(run_dir / "config.yaml")
     _before_seen[before_key(saved)] = (json.loads((run_dir / "eval_before.json").read_text()), str(run_dir))
+
+
+def from_warm_start_of(overrides: list[str]) -> list[str]:
+    """Overrides that start any method from the warm start ``overrides`` would build (built and cached
+    here): its folder as a Hugging Face model, fully fine-tuned, with no warm start of its own. Methods
+    whose algorithms bring different warm-start data (RSIPO's writing examples) then share weights."""
+    cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
+    settings = validate(cfg, TrainSchema, "train")
+    algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
+    _, env_cfg, make_env = env_factory(cfg.env)
+    folder = train.warm_start_folder(settings, cfg, make_env, env_cfg, train.expert_source(algo_cls, algo_cfg))
+    return ["model=hf", f"model.path={Path(folder).resolve()}", "model.lora.enabled=false", "warmstart.enabled=false"]
 
 
 def run_method(method: str, seed: int, steps: int, overrides: list[str], run_dir: Path) -> dict:

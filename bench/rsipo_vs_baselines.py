@@ -15,6 +15,10 @@ Every run starts from the same cached warm-started model. Results: ``bench/resul
 
 ``key=value`` overrides apply to every run; ``--rsipo-overrides`` only to the coevo-rsipo methods
 (keys such as ``algo.warmup.steps`` that GRPO's config does not have).
+``--same-warm-start`` starts every method from RSIPO's warm start (built with the overrides and
+``--rsipo-overrides``, then loaded as a model folder): without it GRPO and GRPO+OPSD start from the
+plain warm start and RSIPO from its own (with skill-writing examples), so gains are compared from
+different weights.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import argparse
 import json
 from pathlib import Path
 
-from method_runs import ROOT, run_method, start_record, summarise
+from method_runs import ROOT, from_warm_start_of, run_method, start_record, summarise
 
 METHODS = {
     "grpo": ["algo=grpo"],
@@ -51,8 +55,13 @@ def main() -> None:
     parser.add_argument("--results", default="rsipo_vs_baselines.json",
                         help="file name under bench/results/ (split one comparison over several processes)")
     parser.add_argument("--rsipo-overrides", nargs="*", default=[], help="overrides for the coevo-rsipo methods only")
+    parser.add_argument("--same-warm-start", action="store_true",
+                        help="every method starts from RSIPO's warm start (loaded as a model folder)")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
+    if args.same_warm_start:
+        shared = from_warm_start_of(["algo=rsipo", *args.overrides, *args.rsipo_overrides])
+        args.overrides = [*args.overrides, *shared]  # (warm-start keys in --rsipo-overrides no longer act)
     out = ROOT / args.out
     results_path = ROOT / "bench" / "results" / args.results
     record = start_record("bench/rsipo_vs_baselines.py", equal_steps=[], equal_budget=[])

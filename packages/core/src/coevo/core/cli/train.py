@@ -61,6 +61,21 @@ log = logging.getLogger("coevo.train")
 console = Console()
 
 
+def warm_start_folder(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expert=None, say=console.print):
+    """The folder of the warm-started model (built and cached on first use), announced on ``say``.
+
+    ``expert``: the algorithm's own demonstrations (``expert_source``), else the environment's expert.
+    """
+    builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
+
+    def announce(cached: bool) -> None:
+        how = "(cached)" if cached else "(building…)"
+        say(f"[bold]warm start[/bold]: supervised fine-tuning on expert trajectories {how}")
+
+    return warm_start(make_env(), builder_cls(model_cfg), as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
+                      settings.warmstart, expert, announce)
+
+
 def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expert=None, say=console.print):
     """Warm-started (cached) or freshly built policy, with LoRA applied if asked.
 
@@ -69,12 +84,7 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
     builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
     builder = builder_cls(model_cfg)
     if settings.warmstart.enabled:
-        def announce(cached: bool) -> None:
-            how = "(cached)" if cached else "(building…)"
-            say(f"[bold]warm start[/bold]: supervised fine-tuning on expert trajectories {how}")
-
-        folder = warm_start(make_env(), builder, as_plain(model_cfg), as_plain(env_cfg), settings.agent.prompt,
-                            settings.warmstart, expert, announce)
+        folder = warm_start_folder(settings, cfg, make_env, env_cfg, expert, say)
         stats = json.loads((folder / "warmstart.json").read_text())
         say(f"  model folder {escape(str(folder))} ({stats['parameters']:,} parameters, "
                       f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
