@@ -62,13 +62,13 @@ def simulate(p_win: float, p_loss: float, m: int, t: int, bound: str, trials: in
     g = torch.Generator().manual_seed(seed)
     u = torch.rand(trials, m, generator=g)  # [trials, m]
     diff = (u < p_win).double() - ((u >= p_win) & (u < p_win + p_loss)).double()  # [trials, m] ∈ {-1,0,1}
-    commits = 0
-    for row in diff:
-        v = float(row.mean())
-        new = (row > 0).double()
-        old = (row < 0).double()  # a loss: the root won, the proposal did not
-        commits += v > commit_threshold("certified", bound, t, 1.0, 0.1, new, old)
-    return commits / trials
+    wins, losses = (diff > 0).sum(1).tolist(), (diff < 0).sum(1).tolist()
+    decided: dict[tuple[int, int], bool] = {}  # the decision depends on (wins, losses) only
+    for key in set(zip(wins, losses)):
+        new = torch.tensor([1.0] * key[0] + [0.0] * (m - key[0]))  # [m]: the proposal won key[0] items,
+        old = torch.tensor([0.0] * key[0] + [1.0] * key[1] + [0.0] * (m - key[0] - key[1]))  # lost key[1]
+        decided[key] = float((new - old).mean()) > commit_threshold("certified", bound, t, 1.0, 0.1, new, old)
+    return sum(decided[key] for key in zip(wins, losses)) / trials
 
 
 @pytest.mark.parametrize(("p_win", "p_loss", "t"), [
