@@ -53,16 +53,23 @@ def reuse_before_of(run_dir: Path) -> None:
     _before_seen[before_key(saved)] = (json.loads((run_dir / "eval_before.json").read_text()), str(run_dir))
 
 
-def from_warm_start_of(overrides: list[str]) -> list[str]:
-    """Overrides that start any method from the warm start ``overrides`` would build (built and cached
-    here): its folder as a Hugging Face model, fully fine-tuned, with no warm start of its own. Methods
-    whose algorithms bring different warm-start data (RSIPO's writing examples) then share weights."""
+def algorithm_warm_start(overrides: list[str]):
+    """``(cfg, settings, algo_cfg, make_env, folder)``: the train config ``overrides`` compose and the
+    folder of the warm start its algorithm builds (with the algorithm's own data; built and cached here)."""
     cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
     settings = validate(cfg, TrainSchema, "train")
     algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
     _, env_cfg, make_env = env_factory(cfg.env)
     folder = train.warm_start_folder(settings, cfg, make_env, env_cfg, train.expert_source(algo_cls, algo_cfg))
-    return ["model=hf", f"model.path={Path(folder).resolve()}", "model.lora.enabled=false", "warmstart.enabled=false"]
+    return cfg, settings, algo_cfg, make_env, Path(folder).resolve()
+
+
+def from_warm_start_of(overrides: list[str]) -> list[str]:
+    """Overrides that start any method from the warm start ``overrides`` would build: its folder as a
+    Hugging Face model, fully fine-tuned, with no warm start of its own. Methods whose algorithms
+    bring different warm-start data (RSIPO's writing examples) then share weights."""
+    folder = algorithm_warm_start(overrides)[-1]
+    return ["model=hf", f"model.path={folder}", "model.lora.enabled=false", "warmstart.enabled=false"]
 
 
 def run_method(method: str, seed: int, steps: int, overrides: list[str], run_dir: Path) -> dict:

@@ -18,21 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import torch
+from method_runs import ROOT, algorithm_warm_start
 
-from coevo.core import registry
-from coevo.core.cli.components import build_component, env_factory
-from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
-from coevo.core.cli.train import build_policy, expert_source
-from coevo.core.config import validate
 from coevo.core.evaluation import evaluate
+from coevo.core.policy.builders import load_pretrained
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.teacher import skill_context
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def success_per_type(summary: dict) -> dict[str, float]:
@@ -72,12 +66,9 @@ def main() -> None:
         ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant] + ["--samples", str(args.samples)]),
         "date": time.strftime("%Y-%m-%d %H:%M"), "variants": {}}
     for name, extra in variants:
-        cfg = compose_config("train", [*args.override, *extra.split()], repository=str(ROOT / "configs"))
-        settings = validate(cfg, TrainSchema, "train")
-        algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
-        _, env_cfg, make_env = env_factory(cfg.env)
         start = time.perf_counter()
-        model, tokenizer = build_policy(settings, cfg, make_env, env_cfg, expert_source(algo_cls, algo_cfg))
+        _, settings, algo_cfg, make_env, folder = algorithm_warm_start([*args.override, *extra.split()])
+        model, tokenizer = load_pretrained(folder)
         model.eval()
         prefix = getattr(getattr(algo_cfg, "skill", None), "context_prefix", "Skill: ")
         row = {"overrides": extra, **with_and_without(model, tokenizer, make_env, settings, prefix, args.samples),
