@@ -1,0 +1,172 @@
+"""Transfer from household at ALFWorld scale to the real ALFWorld games, per task type, with the
+measurements that say why an episode fails (issue 22 item 2).
+
+Plays each model folder greedily (each task once) on household ``env.scale=alfworld`` held-out
+rooms and on the real games of ``--alfworld-split`` (valid_seen by default), with the agent settings
+``coevo-train`` uses, and reports per environment and task type:
+
+- success and turns (ALFWorld's limit is 50);
+- prompt tokens per turn (mean, max) against the model's context, and context overflows;
+- admissible commands per turn (choice mode scores each one);
+- found: the goal object's kind appeared in an observation; taken: the agent picked one up;
+- looping: the share of turns whose command was already played in the same episode (same command
+  again, e.g. going back and forth between two places);
+- tokens per word of the observations (how well the tokenizer, trained on household text, covers
+  the environment's wording).
+
+    .venv/bin/python bench/household_transfer.py runs/<run>/policy .cache/coevo/warmstart/<key> \
+        --num-tasks 60 --out household_transfer.json
+
+Needs the alfworld extra (``make eval ENV=alfworld`` installs it) and ALFWORLD_DATA (defaults to
+../shared/alfworld here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import torch
+from method_runs import start_record
+
+from coevo.core.agent.types import Episode
+from coevo.core.cli.components import env_factory
+from coevo.core.cli.config_sources import compose_config
+from coevo.core.cli.schema import TrainSchema
+from coevo.core.config import validate
+from coevo.core.evaluation import evaluate
+from coevo.core.policy.builders import load_pretrained
+from coevo.envs.household.goals import parse_goal
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_ALFWORLD = ROOT.parent / "shared" / "alfworld"
+
+
+def goal_of(episode: Episode):
+    """The household goal the episode's task sentence states (None if it does not parse)."""
+    first = (episode.turns[0].messages or []) if episode.turns else []
+    for message in first:
+        for line in message["content"].splitlines():
+            if "Your task is to:" in line:
+                return parse_goal(line[line.index("Your task is to:"):])
+    return None
+
+
+def episode_facts(episode: Episode, tokenizer) -> dict:
+    """What one episode shows: outcome, prompt sizes, candidates, whether the goal object was found
+    and taken, how much it looped, and the observations' tokens per word."""
+    goal = goal_of(episode)
+    kind = goal.object_kind if goal else None
+    seen = taken = False
+    played: set[str] = set()
+    repeats = 0
+    words = tokens = 0
+    for turn in episode.turns:
+        text = turn.observation or ""
+        if kind and kind in (w.strip(".,") for w in text.split()):
+            seen = True
+        if kind and turn.action and turn.action.startswith("take ") and turn.action.split()[1] == kind:
+            taken = True
+        repeats += turn.action in played
+        played.add(turn.action)
+        words += len(text.split())
+        tokens += len(tokenizer(text, add_special_tokens=False)["input_ids"]) if text else 0
+    turns = max(1, len(episode.turns))
+    return {"won": episode.won, "turns": len(episode.turns), "overflow": episode.context_overflow,
+            "prompt_tokens": [len(t.prompt_ids) for t in episode.turns],
+            "candidates": [len(t.candidates) for t in episode.turns if t.candidates is not None],
+            "parsed": goal is not None, "found": seen, "taken": taken, "looping": repeats / turns,
+            "obs_words": words, "obs_tokens": tokens}
+
+
+def per_type(episodes: list[Episode], tokenizer, context: int) -> dict:
+    """The facts of ``episodes`` averaged per task type and over all of them."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for episode in episodes:
+        facts = episode_facts(episode, tokenizer)
+        groups[episode.task.task_type].append(facts)
+        groups["ALL"].append(facts)
+    table = {}
+    for name, rows in groups.items():
+        prompts = [n for r in rows for n in r["prompt_tokens"]] or [0]
+        candidates = [n for r in rows for n in r["candidates"]] or [0]
+        table[name] = {
+            "tasks": len(rows),
+            "success": statistics.fmean(r["won"] for r in rows),
+            "turns": statistics.fmean(r["turns"] for r in rows),
+            "context_overflow": statistics.fmean(r["overflow"] for r in rows),
+            "prompt_tokens_mean": statistics.fmean(prompts),
+            "prompt_tokens_max": max(prompts),
+            "prompt_over_context": sum(n > context for n in prompts) / len(prompts),
+            "candidates_mean": statistics.fmean(candidates),
+            "candidates_max": max(candidates),
+            "goal_parsed": statistics.fmean(r["parsed"] for r in rows),
+            "goal_object_found": statistics.fmean(r["found"] for r in rows),
+            "goal_object_taken": statistics.fmean(r["taken"] for r in rows),
+            "looping": statistics.fmean(r["looping"] for r in rows),
+            "tokens_per_word": sum(r["obs_tokens"] for r in rows) / max(1, sum(r["obs_words"] for r in rows)),
+        }
+    return table
+
+
+def show(label: str, table: dict) -> None:
+    print(f"\n{label}")
+    print(f"{'task type':32} {'n':>3} {'succ':>5} {'turns':>5} {'prompt':>7} {'max':>5} {'cands':>5} "
+          f"{'found':>5} {'taken':>5} {'loop':>5} {'tok/w':>5}")
+    for name, row in table.items():
+        print(f"{name:32} {row['tasks']:>3} {row['success']:>5.2f} {row['turns']:>5.1f} "
+              f"{row['prompt_tokens_mean']:>7.0f} {row['prompt_tokens_max']:>5} {row['candidates_mean']:>5.1f} "
+              f"{row['goal_object_found']:>5.2f} {row['goal_object_taken']:>5.2f} {row['looping']:>5.2f} "
+              f"{row['tokens_per_word']:>5.2f}", flush=True)
+
+
+def play(model, tokenizer, overrides: list[str], split: str, num_tasks: int, transcripts: int) -> tuple[dict, list]:
+    cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
+    settings = validate(cfg, TrainSchema, "train")
+    _, _, make_env = env_factory(cfg.env)
+    _, episodes = evaluate(model, tokenizer, make_env, settings.agent, split, num_tasks, settings.eval.batch_size,
+                           mode="greedy")
+    table = per_type(episodes, tokenizer, model.config.max_position_embeddings)
+    shown = [{"task_type": e.task.task_type, "won": e.won,
+              "goal": (goal_of(e).sentence if goal_of(e) else None),
+              "steps": [[t.action, (t.observation or "")[:160]] for t in e.turns[:20]]}
+             for e in episodes[:transcripts]]
+    return table, shown
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("folders", nargs="+", help="model folders (a run's policy/ or a warm-start cache folder)")
+    parser.add_argument("--num-tasks", type=int, default=60, help="tasks per environment (the first n cover every type)")
+    parser.add_argument("--alfworld-split", default="eval_in_distribution", help="valid_seen; or eval_out_of_distribution")
+    parser.add_argument("--transcripts", type=int, default=6, help="episodes per environment kept (first 20 steps)")
+    parser.add_argument("--out", default=None, help="file name under bench/results/")
+    args = parser.parse_args()
+    os.environ.setdefault("ALFWORLD_DATA", str(SHARED_ALFWORLD))
+    record = start_record("bench/household_transfer.py", models=[])
+    for folder in args.folders:
+        model, tokenizer = load_pretrained(folder)
+        model.eval()
+        entry = {"folder": folder}
+        for label, overrides, split in (
+            ("household alfworld scale", ["env=household", "env.scale=alfworld"], "eval_in_distribution"),
+            ("real alfworld", ["env=alfworld"], args.alfworld_split),
+        ):
+            start = time.time()
+            table, shown = play(model, tokenizer, overrides, split, args.num_tasks, args.transcripts)
+            entry[label] = {"split": split, "per_type": table, "seconds": round(time.time() - start, 1),
+                            "transcripts": shown}
+            show(f"{folder} on {label} ({split}, greedy, {time.time() - start:.0f} s)", table)
+        record["models"].append(entry)
+        if args.out:
+            (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    main()
