@@ -1,7 +1,7 @@
 """Transfer from household at ALFWorld scale to the real ALFWorld games, per task type, with the
 measurements that say why an episode fails (issue 22 item 2).
 
-Plays each model folder greedily (each task once) on household ``env.scale=alfworld`` held-out
+Plays each model folder greedily (each task once; or ``--samples`` sampled episodes per task) on household ``env.scale=alfworld`` held-out
 rooms and on the real games of ``--alfworld-split`` (valid_seen by default), with the agent settings
 ``coevo-train`` uses, and reports per environment and task type:
 
@@ -125,12 +125,15 @@ def show(label: str, table: dict) -> None:
               f"{row['tokens_per_word']:>5.2f}", flush=True)
 
 
-def play(model, tokenizer, overrides: list[str], split: str, num_tasks: int, transcripts: int) -> tuple[dict, list]:
+def play(model, tokenizer, overrides: list[str], split: str, num_tasks: int, samples: int,
+         transcripts: int) -> tuple[dict, list]:
+    """Greedy (``samples`` 0) or ``samples`` sampled episodes per task, as ``coevo-train`` evaluates."""
     cfg = compose_config("train", overrides, repository=str(ROOT / "configs"))
     settings = validate(cfg, TrainSchema, "train")
     _, _, make_env = env_factory(cfg.env)
+    mode = "sample" if samples else "greedy"
     _, episodes = evaluate(model, tokenizer, make_env, settings.agent, split, num_tasks, settings.eval.batch_size,
-                           mode="greedy")
+                           mode=mode, samples_per_task=max(1, samples), sample_seed=settings.eval.sample_seed)
     table = per_type(episodes, tokenizer, model.config.max_position_embeddings)
     shown = [{"task_type": e.task.task_type, "won": e.won,
               "goal": (goal_of(e).sentence if goal_of(e) else None),
@@ -144,6 +147,7 @@ def main() -> None:
     parser.add_argument("folders", nargs="+", help="model folders (a run's policy/ or a warm-start cache folder)")
     parser.add_argument("--num-tasks", type=int, default=60, help="tasks per environment (the first n cover every type)")
     parser.add_argument("--alfworld-split", default="eval_in_distribution", help="valid_seen; or eval_out_of_distribution")
+    parser.add_argument("--samples", type=int, default=0, help="sampled episodes per task (0: greedy, each task once)")
     parser.add_argument("--transcripts", type=int, default=6, help="episodes per environment kept (first 20 steps)")
     parser.add_argument("--out", default=None, help="file name under bench/results/")
     args = parser.parse_args()
@@ -158,10 +162,11 @@ def main() -> None:
             ("real alfworld", ["env=alfworld"], args.alfworld_split),
         ):
             start = time.time()
-            table, shown = play(model, tokenizer, overrides, split, args.num_tasks, args.transcripts)
-            entry[label] = {"split": split, "per_type": table, "seconds": round(time.time() - start, 1),
+            table, shown = play(model, tokenizer, overrides, split, args.num_tasks, args.samples, args.transcripts)
+            entry[label] = {"split": split, "samples_per_task": args.samples, "per_type": table, "seconds": round(time.time() - start, 1),
                             "transcripts": shown}
-            show(f"{folder} on {label} ({split}, greedy, {time.time() - start:.0f} s)", table)
+            how = f"{args.samples} sampled per task" if args.samples else "greedy"
+            show(f"{folder} on {label} ({split}, {how}, {time.time() - start:.0f} s)", table)
         record["models"].append(entry)
         if args.out:
             (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=1) + "\n")
