@@ -1,12 +1,14 @@
 """Transfer from household at ALFWorld scale to the real ALFWorld games, per task type, with the
 measurements that say why an episode fails (issue 22 item 2).
 
-Plays each model folder greedily (each task once; or ``--samples`` sampled episodes per task) on household ``env.scale=alfworld`` held-out
-rooms and on the real games of ``--alfworld-split`` (valid_seen by default), with the agent settings
-``coevo-train`` uses, and reports per environment and task type:
+Plays each model folder greedily (each task once; or ``--samples`` sampled episodes per task) on
+household ``env.scale=alfworld`` held-out rooms and on the real games of ``--alfworld-split``
+(valid_seen by default), with the agent settings ``coevo-train`` uses, and reports per environment
+and task type:
 
 - success and turns (ALFWorld's limit is 50);
-- prompt tokens per turn (mean, max) against the model's context, and context overflows;
+- prompt tokens per turn (mean, max) against the agent's prompt limit (``agent.prompt.max_prompt_tokens``),
+  and context overflows;
 - admissible commands per turn (choice mode scores each one);
 - found: the goal object's kind appeared in an observation; taken: the agent picked one up;
 - looping: the share of turns whose command was already played in the same episode (same command
@@ -84,7 +86,7 @@ def episode_facts(episode: Episode, tokenizer) -> dict:
             "obs_words": words, "obs_tokens": tokens}
 
 
-def per_type(episodes: list[Episode], tokenizer, context: int) -> dict:
+def per_type(episodes: list[Episode], tokenizer, prompt_limit: int) -> dict:
     """The facts of ``episodes`` averaged per task type and over all of them."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for episode in episodes:
@@ -102,7 +104,7 @@ def per_type(episodes: list[Episode], tokenizer, context: int) -> dict:
             "context_overflow": statistics.fmean(r["overflow"] for r in rows),
             "prompt_tokens_mean": statistics.fmean(prompts),
             "prompt_tokens_max": max(prompts),
-            "prompt_over_context": sum(n > context for n in prompts) / len(prompts),
+            "prompt_over_limit": sum(n > prompt_limit for n in prompts) / len(prompts),
             "candidates_mean": statistics.fmean(candidates),
             "candidates_max": max(candidates),
             "goal_parsed": statistics.fmean(r["parsed"] for r in rows),
@@ -134,11 +136,12 @@ def play(model, tokenizer, overrides: list[str], split: str, num_tasks: int, sam
     mode = "sample" if samples else "greedy"
     _, episodes = evaluate(model, tokenizer, make_env, settings.agent, split, num_tasks, settings.eval.batch_size,
                            mode=mode, samples_per_task=max(1, samples), sample_seed=settings.eval.sample_seed)
-    table = per_type(episodes, tokenizer, model.config.max_position_embeddings)
-    shown = [{"task_type": e.task.task_type, "won": e.won,
-              "goal": (goal_of(e).sentence if goal_of(e) else None),
-              "steps": [[t.action, (t.observation or "")[:160]] for t in e.turns[:20]]}
-             for e in episodes[:transcripts]]
+    table = per_type(episodes, tokenizer, settings.agent.prompt.max_prompt_tokens)
+    shown = []
+    for episode in episodes[:transcripts]:
+        goal = goal_of(episode)
+        shown.append({"task_type": episode.task.task_type, "won": episode.won, "goal": goal.sentence if goal else None,
+                      "steps": [[t.action, (t.observation or "")[:160]] for t in episode.turns[:20]]})
     return table, shown
 
 
@@ -163,10 +166,11 @@ def main() -> None:
         ):
             start = time.time()
             table, shown = play(model, tokenizer, overrides, split, args.num_tasks, args.samples, args.transcripts)
-            entry[label] = {"split": split, "samples_per_task": args.samples, "per_type": table, "seconds": round(time.time() - start, 1),
-                            "transcripts": shown}
+            seconds = time.time() - start
+            entry[label] = {"split": split, "samples_per_task": args.samples, "per_type": table,
+                            "seconds": round(seconds, 1), "transcripts": shown}
             how = f"{args.samples} sampled per task" if args.samples else "greedy"
-            show(f"{folder} on {label} ({split}, {how}, {time.time() - start:.0f} s)", table)
+            show(f"{folder} on {label} ({split}, {how}, {seconds:.0f} s)", table)
         record["models"].append(entry)
         if args.out:
             (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=1) + "\n")
