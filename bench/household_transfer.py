@@ -19,6 +19,9 @@ and task type:
     .venv/bin/python bench/household_transfer.py runs/<run>/policy .cache/coevo/warmstart/<key> \
         --num-tasks 60 --out household_transfer.json
 
+A model trained on other task types than household's default plays its own in household with
+``--household-override 'env.task_types=[...]'`` (the real games always have all six).
+
 Needs the alfworld extra (``make eval ENV=alfworld`` installs it) and ALFWORLD_DATA (defaults to
 ../shared/alfworld here).
 """
@@ -152,6 +155,9 @@ def main() -> None:
     parser.add_argument("--alfworld-split", default="eval_in_distribution", help="valid_seen; or eval_out_of_distribution")
     parser.add_argument("--samples", type=int, default=0, help="sampled episodes per task (0: greedy, each task once)")
     parser.add_argument("--transcripts", type=int, default=6, help="episodes per environment kept (first 20 steps)")
+    parser.add_argument("--household-override", action="append", default=[], metavar="KEY=VALUE",
+                        help="a config override for the household rooms, repeatable (e.g. the training run's "
+                             "env.task_types=[...]); the default plays household's default task types")
     parser.add_argument("--out", default=None, help="file name under bench/results/")
     args = parser.parse_args()
     os.environ.setdefault("ALFWORLD_DATA", str(SHARED_ALFWORLD))
@@ -159,9 +165,10 @@ def main() -> None:
     for folder in args.folders:
         model, tokenizer = load_pretrained(folder)
         model.eval()
-        entry = {"folder": folder}
+        entry = {"folder": folder, "household_overrides": args.household_override}
         for label, overrides, split in (
-            ("household alfworld scale", ["env=household", "env.scale=alfworld"], "eval_in_distribution"),
+            ("household alfworld scale", ["env=household", "env.scale=alfworld", *args.household_override],
+             "eval_in_distribution"),
             ("real alfworld", ["env=alfworld"], args.alfworld_split),
         ):
             start = time.time()
