@@ -152,6 +152,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("folders", nargs="+", help="model folders (a run's policy/ or a warm-start cache folder)")
     parser.add_argument("--num-tasks", type=int, default=60, help="tasks per environment (the first n cover every type)")
+    parser.add_argument("--household-tasks", type=int, default=None,
+                        help="household rooms to play (default: --num-tasks; 0 skips household)")
     parser.add_argument("--alfworld-split", default="eval_in_distribution", help="valid_seen; or eval_out_of_distribution")
     parser.add_argument("--samples", type=int, default=0, help="sampled episodes per task (0: greedy, each task once)")
     parser.add_argument("--transcripts", type=int, default=6, help="episodes per environment kept (first 20 steps)")
@@ -166,13 +168,16 @@ def main() -> None:
         model, tokenizer = load_pretrained(folder)
         model.eval()
         entry = {"folder": folder, "household_overrides": args.household_override}
-        for label, overrides, split in (
+        household_tasks = args.num_tasks if args.household_tasks is None else args.household_tasks
+        for label, overrides, split, num_tasks in (
             ("household alfworld scale", ["env=household", "env.scale=alfworld", *args.household_override],
-             "eval_in_distribution"),
-            ("real alfworld", ["env=alfworld"], args.alfworld_split),
+             "eval_in_distribution", household_tasks),
+            ("real alfworld", ["env=alfworld"], args.alfworld_split, args.num_tasks),
         ):
+            if num_tasks == 0:
+                continue
             start = time.time()
-            table, shown = play(model, tokenizer, overrides, split, args.num_tasks, args.samples, args.transcripts)
+            table, shown = play(model, tokenizer, overrides, split, num_tasks, args.samples, args.transcripts)
             seconds = time.time() - start
             entry[label] = {"split": split, "samples_per_task": args.samples, "per_type": table,
                             "seconds": round(seconds, 1), "transcripts": shown}
