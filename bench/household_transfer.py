@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument("--num-tasks", type=int, default=60, help="tasks per environment (the first n cover every type)")
     parser.add_argument("--household-tasks", type=int, default=None,
                         help="household rooms to play (default: --num-tasks; 0 skips household)")
-    parser.add_argument("--alfworld-split", default="eval_in_distribution", help="valid_seen; or eval_out_of_distribution")
+    parser.add_argument("--alfworld-split", default="eval_in_distribution", help="eval_in_distribution (valid_seen) or eval_out_of_distribution (valid_unseen)")
     parser.add_argument("--samples", type=int, default=0, help="sampled episodes per task (0: greedy, each task once)")
     parser.add_argument("--transcripts", type=int, default=6, help="episodes per environment kept (first 20 steps)")
     parser.add_argument("--household-override", action="append", default=[], metavar="KEY=VALUE",
@@ -162,6 +162,8 @@ def main() -> None:
                              "env.task_types=[...]); the default plays household's default task types")
     parser.add_argument("--out", default=None, help="file name under bench/results/")
     args = parser.parse_args()
+    if args.num_tasks < 1 or (args.household_tasks is not None and args.household_tasks < 0) or args.samples < 0:
+        parser.error("--num-tasks must be >= 1, --household-tasks >= 0 and --samples >= 0")
     os.environ.setdefault("ALFWORLD_DATA", str(SHARED_ALFWORLD))
     record = start_record("bench/household_transfer.py", models=[])
     for folder in args.folders:
