@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from coevo.core import registry
+from coevo.core.fields import bounded
 from coevo.rsipo.config import RSIPOConfig, SkillSettings
 from coevo.rsipo.module import RSIPO
 
@@ -26,6 +27,7 @@ def _library_skills() -> SkillSettings:
 class OPSDConfig(RSIPOConfig):
     name: str = "opsd"
     rlvr: bool = False
+    opsd_coef: float = bounded(1.0, ge=0)  # the only term: λ just scales the learning rate, so keep it 1
     dynamic_trust: bool = False
     skill: SkillSettings = field(default_factory=_library_skills)
 
