@@ -82,7 +82,8 @@ class RSIPOConfig(GRPOConfig):
     rlvr: bool = True  # the GRPO term L_RLVR
     # λ, weight of L_OPSD(ω) (0: no teacher scoring). 0.1, not 1: OPSD's dense per-token gradient is
     # 2-10x the RLVR term's, so under grad clipping at λ = 1 it drowns the reward signal and pulls
-    # toward a teacher less sure than the student; the default run then fell 52% -> 18% (README, Measured)
+    # toward a teacher less sure than the student; the default run then fell 52% -> 18%
+    # (packages/rsipo/README.md, Measured)
     opsd_coef: float = bounded(0.1, ge=0)
     skill_coef: float = bounded(1.0, ge=0)  # weight of L_skill
     skill_evolution: bool = True  # False: no L_skill, skills written by the frozen initial policy
