@@ -8,7 +8,7 @@ from rao_sums_env import SumsConfig, SumsEnv
 
 from coevo.core.config import ConfigError
 from coevo.envs.longctx.env import LongCtxEnv
-from coevo.rao.expert import RecursiveExpert, is_flat_episode
+from coevo.rao.expert import RecursiveExpert, is_flat_episode, recursive_rank
 from coevo.rao.settings import RecursionSettings
 
 
@@ -35,6 +35,22 @@ def test_a_share_of_flat_episodes_at_the_smallest_size():
     assert len(flat) == 2 and all(len(f.split("\n")[0].split()) == 7 for f in flat)  # "Your task is to: add d d."
     assert data.won == 4
     assert expert.cache_key["sizes"] == [8, 2] and expert.cache_key["flat_share"] == 0.5
+
+
+def test_every_training_size_gets_recursive_episodes_whatever_the_flat_share():
+    # flat share 1/4 with four sizes: episodes 3 and 7 are flat; cycling by the episode index gave
+    # sizes 1, 2, 4, 1, 2, 4 to the six recursive ones and never 8
+    assert [recursive_rank(i, 0.25) for i in range(8)] == [0, 1, 2, 3, 3, 4, 5, 6]
+    env = LongCtxEnv(LongCtxEnv.Config(num_chunks=1, records_per_chunk=3, question_kinds=["count"],
+                                       expert_leaf_chunks=1))
+    expert = RecursiveExpert(RecursionSettings(), flat_share=0.25, knob="num_chunks", sizes=[1, 2, 4, 8])
+    data = expert(env, PROMPT, 8)
+    assert data.won == 8
+    answers = [c for c in data.examples if "answer" in c[-1]["content"]]
+    leaves = [c for c in answers if "Sub-agent 1" not in c[-2]["content"]]
+    # one leaf per chunk: recursive trees of 1, 2, 4, 8, 1, 2 chunks, and the two flat agents at 1 chunk
+    assert len(leaves) == (1 + 2 + 4 + 8 + 1 + 2) + 2
+    assert len(answers) - len(leaves) == (0 + 1 + 3 + 7 + 0 + 1)  # parents: one answer each
 
 
 def test_answer_episodes_add_only_the_final_actions():

@@ -47,6 +47,15 @@ def is_flat_episode(i: int, share: float) -> bool:
     return int((i + 1) * share) > int(i * share)
 
 
+def recursive_rank(i: int, share: float) -> int:
+    """How many recursive episodes come before episode i (⌊i·share⌋ of the i before it are flat).
+
+    The recursive episodes cycle through the sizes by this rank, not by i: cycling by i, sizes
+    [1, 2, 4, 8] with a flat share of 1/4 put every episode meant for size 8 (i = 3, 7, …) among the
+    flat ones, and the warm start never showed an 8x tree."""
+    return i - int(i * share)
+
+
 class RecursiveExpert:
     """An ``ExpertSource`` for core's warm start (see the module docstring)."""
 
@@ -58,7 +67,8 @@ class RecursiveExpert:
         self.flat_share = flat_share
         self.knob, self.sizes = knob, list(sizes or [])
         self.answer_episodes = answer_episodes
-        self.cache_key = {"rao_expert": 2, "recursion": asdict(recursion), "flat_share": flat_share,
+        self.cache_key = {"rao_expert": 3,  # 3: sizes cycle over the recursive episodes (recursive_rank)
+                          "recursion": asdict(recursion), "flat_share": flat_share,
                           "knob": knob, "sizes": self.sizes}
         if answer_episodes:  # only when set, so that earlier cache entries keep their keys
             self.cache_key["answer_episodes"] = answer_episodes
@@ -73,7 +83,7 @@ class RecursiveExpert:
               index: int) -> Tree:
         """Episode ``i`` of a stream: flat at the smallest size (a ``flat_share``), else recursive, sizes cycling."""
         flat = is_flat_episode(i, self.flat_share)
-        sized = envs[0] if flat else envs[i % len(envs)]
+        sized = envs[0] if flat else envs[recursive_rank(i, self.flat_share) % len(envs)]
         return runners[flat].run([sized.task(split, index)], [sized], oracle)[0]
 
     def __call__(self, env: Environment, prompt: PromptSettings, num_episodes: int, split: str = "train",
