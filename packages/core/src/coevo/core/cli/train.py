@@ -82,7 +82,6 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
     ``expert``: the algorithm's own demonstrations (``expert_source``), else the environment's expert.
     """
     builder_cls, model_cfg = build_component(registry.models, cfg.model, "model")
-    builder = builder_cls(model_cfg)
     if settings.warmstart.enabled:
         folder = warm_start_folder(settings, cfg, make_env, env_cfg, expert, say)
         stats = json.loads((folder / "warmstart.json").read_text())
@@ -91,7 +90,7 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
         model, tokenizer = load_pretrained(folder)
     else:
         data = (expert or collect_expert_examples)(make_env(), settings.agent.prompt, 50, "train", 0)
-        model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
+        model, tokenizer = builder_cls(model_cfg).build(lambda: corpus_texts(data.examples))
     return apply_lora(model, model_cfg.lora), tokenizer
 
 
