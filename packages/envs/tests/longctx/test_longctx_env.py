@@ -245,6 +245,24 @@ def test_expert_think_marks_every_record_read(small_document):
     assert plain.expert_reply("answer 2") == "<action>answer 2</action>"
 
 
+def test_expert_marks_compare_writes_each_value_against_the_filter(small_document):
+    env = _env(records_per_chunk=2, expert_think=True, expert_marks="compare")
+    env.reset(env.task("train", 0))
+    env._begin(small_document, Question("count", "colour", "red", 1, 2))
+    for chunk in (1, 2):
+        env.step(f"read {chunk}")
+    # chunk 1: blue, red; chunk 2: blue, red: each mark follows the value and the filter it compares
+    reply = env.expert_reply("answer 2")
+    assert reply == "<think>red: blue=red 0 red=red 1 blue=red 0 red=red 1</think><action>answer 2</action>"
+    assert env.parse_action(reply) == "answer 2" and env.step("answer 2").won
+    env.reset(env.task("train", 1))  # a question without a filter value writes the values alone
+    env._begin(small_document, Question("most_frequent", "city", "", 1, 2))
+    env.step("read 1")
+    assert env.expert_reply("answer oslo") == "<think>oslo oslo</think><action>answer oslo</action>"
+    with pytest.raises(ValueError, match="env.expert_marks must be one of"):
+        _env(expert_marks="tally")
+
+
 def test_expert_think_adds_the_reports_of_a_count_or_sum(small_document):
     env = _env(records_per_chunk=2, expert_think=True)
     env.reset(env.task("train", 0))

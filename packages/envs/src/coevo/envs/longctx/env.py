@@ -26,6 +26,9 @@ answers. With ``expert_think`` the oracle's answer after reading shows its work
 filter value, then each record's value of the question's field and whether it matches — so that a
 small model gets a supervised token per comparison rather than one for the count; a parent's count
 or sum after its sub-agents' reports writes the addition (``<think>2 + 3 = 5</think>``).
+``expert_marks=compare`` writes the comparison itself, ``delhi=rome 0 rome=rome 1``: each mark then
+follows the two values it compares, which a tiny model learns in fewer steps than a comparison with
+the filter written once at the start (packages/rao/README.md, Measured).
 
 Length. ``document_tokens(tokenizer)`` is the episode's document length in tokens;
 ``chunks_for_context(multiple, context_tokens, tokenizer)`` is the ``num_chunks`` that makes
@@ -48,6 +51,8 @@ from coevo.envs.longctx.records import Document
 from coevo.envs.longctx.tasks import generate_task
 from coevo.envs.procedural import OOD_SPLIT, ood_knob
 from coevo.envs.recursive import Outcome, RecursiveEnv, small_int
+
+MARK_STYLES = ("match", "compare")  # env.expert_marks: how a leaf that thinks writes a record's mark
 
 EXAMPLE_RECORD = "record 17: city=oslo, colour=red, amount=42"
 
@@ -92,6 +97,9 @@ class LongCtxEnv(RecursiveEnv):
         # <think>rome: delhi 0 rome 1 …</think> (the filter value, then each record's value of the
         # question's field and 1 if it matches); a parent's count/sum after reports: <think>2 + 3 = 5</think>
         expert_think: bool = False
+        # how a leaf writes each record's mark: match (delhi 0 rome 1) or compare (delhi=rome 0
+        # rome=rome 1: the filter beside each value, so the 1/0 depends on the two tokens before it)
+        expert_marks: str = choice("match", MARK_STYLES)
         eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
         eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
@@ -107,6 +115,8 @@ class LongCtxEnv(RecursiveEnv):
             raise ValueError(f"env.values_per_field must be 0 (all values) or positive, got {c.values_per_field}")
         if c.expert_leaf_chunks < 1 or c.expert_fanout < 2:
             raise ValueError("env.expert_leaf_chunks must be at least 1 and env.expert_fanout at least 2")
+        if c.expert_marks not in MARK_STYLES:
+            raise ValueError(f"env.expert_marks must be one of {list(MARK_STYLES)}, got {c.expert_marks!r}")
         self.ood_num_chunks = ood_knob("num_chunks", c.num_chunks, c.ood_num_chunks, 4 * c.num_chunks)
         self._document: Document | None = None
         self._question: Question | None = None
@@ -259,12 +269,14 @@ class LongCtxEnv(RecursiveEnv):
     def record_marks(self) -> str:
         """``rome: delhi 0 rome 1 lima 0``: the filter value (count/sum/max), then per record of the
         chunks this agent read its value of the question's field and 1/0 (matches the filter or not);
+        with ``expert_marks=compare`` each value is written against the filter (``delhi=rome 0``);
         values only for most_frequent/tally; ``""`` if nothing was read."""
         question, document = self.question, self.document
         values = [r.value(question.field) for chunk in sorted(self._s.read) for r in document.chunk(chunk)]
         if not values or not question.value:
             return " ".join(values)
-        return f"{question.value}: " + " ".join(f"{v} {int(v == question.value)}" for v in values)
+        against = f"={question.value}" if self.config.expert_marks == "compare" else ""
+        return f"{question.value}: " + " ".join(f"{v}{against} {int(v == question.value)}" for v in values)
 
     # -- length ---------------------------------------------------------------------------------
     def document_tokens(self, tokenizer: Any) -> int:
