@@ -8,7 +8,14 @@ reply rewritten per ``--reply``:
 - ``answer``: ``<action>answer 1</action>`` (the oracle without ``env.expert_think``);
 - ``marks``: ``<think>delhi 0 rome 1 lima 0</think><action>answer 1</action>`` (each record's value of
   the question's field and whether it matches);
-- ``qmarks``: ``<think>rome: delhi 0 rome 1 …</think>…``, the filter value first (``env.expert_think``).
+- ``qmarks``: ``<think>rome: delhi 0 rome 1 …</think>…``, the filter value first (``env.expert_think``);
+- ``compare``: ``<think>rome: delhi=rome 0 rome=rome 1 …</think>…``, each value written against the
+  filter (``env.expert_marks=compare``);
+- ``running``: ``<think>rome: delhi=rome 0 rome=rome 1 lima=rome 1</think>…``, as ``compare`` with the
+  running count instead of 1/0 (the answer is the last mark).
+
+``--scratch SEED`` trains a new tiny model (the preset's shape, ``model.seed=SEED``, its BPE trained on
+the training turns) instead of continuing ``--policy``: the warm start's situation.
 
 ``--prompt env`` keeps the prompt the policy sees (``--first-observation``, ``--goal-reminder``);
 ``question`` cuts the first message to ``Question: count records with city=rome.`` (~130 tokens a
@@ -16,6 +23,8 @@ turn instead of ~280 with the instructions). ``--values-per-field 2`` draws the 
 longctx preset does (``env.values_per_field``). Example (2026-11-30, bench/results/README.md):
 
     python bench/rao_longctx_leaf_sft.py --policy .cache/coevo/warmstart/<key> --reply marks --prompt question
+    python bench/rao_longctx_leaf_sft.py --scratch 1 --reply compare --prompt env --first-observation goal \
+        --values-per-field 2 --steps 800
 """
 
 from __future__ import annotations
@@ -31,7 +40,8 @@ import torch
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.sft import first_trained_position, masked_nll, sft_collate
-from coevo.core.policy.builders import load_pretrained
+from coevo.core.expert_data import corpus_texts
+from coevo.core.policy.builders import TinyBuilder, TinyBuilderConfig, load_pretrained
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.envs.longctx.env import LongCtxEnv
@@ -49,7 +59,10 @@ def leaf_turn(conversation: list[dict], reply: str, prompt: str) -> tuple[list[d
     values = [city if field == "city" else colour for city, colour in RECORD.findall(conversation[-2]["content"])]
     count = sum(v == value for v in values)
     marks = " ".join(f"{v} {int(v == value)}" for v in values)
-    think = {"answer": "", "marks": f"<think>{marks}</think>", "qmarks": f"<think>{value}: {marks}</think>"}[reply]
+    compared = " ".join(f"{v}={value} {int(v == value)}" for v in values)
+    running = " ".join(f"{v}={value} {sum(u == value for u in values[:i + 1])}" for i, v in enumerate(values))
+    think = {"answer": "", "marks": f"<think>{marks}</think>", "qmarks": f"<think>{value}: {marks}</think>",
+             "compare": f"<think>{value}: {compared}</think>", "running": f"<think>{value}: {running}</think>"}[reply]
     messages = [dict(m) for m in conversation if m["role"] != "system"]
     if prompt == "question":
         messages[0]["content"] = f"Question: {QUESTION.search(first).group(0)}."
@@ -75,7 +88,7 @@ def greedy_accuracy(model, tokenizer, turns) -> float:
             chunk = turns[start:start + 40]
             texts = [tokenizer.apply_chat_template(m[:-1], tokenize=False, add_generation_prompt=True) for m, _ in chunk]
             batch = tokenizer(texts, return_tensors="pt", padding=True)
-            out = model.generate(**batch, max_new_tokens=40, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+            out = model.generate(**batch, max_new_tokens=48, do_sample=False, pad_token_id=tokenizer.pad_token_id)
             for ids, (_, count) in zip(out[:, batch["input_ids"].shape[1]:], chunk):
                 answer = re.search(r"answer (\d+)", tokenizer.decode(ids, skip_special_tokens=True))
                 right += answer is not None and int(answer.group(1)) == count
@@ -85,8 +98,10 @@ def greedy_accuracy(model, tokenizer, turns) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", required=True, help="a policy folder, e.g. a longctx warm start")
-    parser.add_argument("--reply", choices=["answer", "marks", "qmarks"], default="marks")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--policy", help="a policy folder, e.g. a longctx warm start")
+    source.add_argument("--scratch", type=int, metavar="SEED", help="a new tiny model with this model.seed")
+    parser.add_argument("--reply", choices=["answer", "marks", "qmarks", "compare", "running"], default="marks")
     parser.add_argument("--prompt", choices=["env", "question"], default="question")
     parser.add_argument("--first-observation", choices=["full", "goal"], default="full")
     parser.add_argument("--goal-reminder", action="store_true")
@@ -101,13 +116,17 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     random.seed(0)
-    model, tokenizer = load_pretrained(Path(args.policy))
     prompt = PromptSettings(system_prompt="", history_turns=8, memory=False, max_prompt_tokens=4096,
                             first_observation=args.first_observation, goal_reminder=args.goal_reminder)
     env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"], expert_leaf_chunks=1,
                                       values_per_field=args.values_per_field))
     train = leaf_turns(env, prompt, args.reply, args.prompt, 2_000_000, args.train_leaves)
     test = leaf_turns(env, prompt, args.reply, args.prompt, 3_000_000, args.test_leaves)
+    if args.scratch is None:
+        model, tokenizer = load_pretrained(Path(args.policy))
+    else:  # as the warm start builds it: the BPE trained on the demonstrations' text
+        model, tokenizer = TinyBuilder(TinyBuilderConfig(seed=args.scratch)).build(
+            lambda: corpus_texts([messages for messages, _ in train]))
     samples = []
     for messages, _ in train:
         encoded = encode_conversation(tokenizer, messages, [i == len(messages) - 1 for i in range(len(messages))])
