@@ -27,8 +27,8 @@ filter value, then each record's value of the question's field and whether it ma
 small model gets a supervised token per comparison rather than one for the count; a parent's count
 or sum after its sub-agents' reports writes the addition (``<think>2 + 3 = 5</think>``).
 ``expert_marks=compare`` writes the comparison itself, ``delhi=rome 0 rome=rome 1``: each mark then
-follows the two values it compares, which a tiny model learns in fewer steps than a comparison with
-the filter written once at the start (packages/rao/README.md, Measured).
+follows the two values it compares rather than a filter written once at the start. Measured, it is
+not reliably learned sooner (packages/rao/README.md, Measured); the default stays ``match``.
 
 Length. ``document_tokens(tokenizer)`` is the episode's document length in tokens;
 ``chunks_for_context(multiple, context_tokens, tokenizer)`` is the ``num_chunks`` that makes
@@ -98,7 +98,7 @@ class LongCtxEnv(RecursiveEnv):
         # question's field and 1 if it matches); a parent's count/sum after reports: <think>2 + 3 = 5</think>
         expert_think: bool = False
         # how a leaf writes each record's mark: match (delhi 0 rome 1) or compare (delhi=rome 0
-        # rome=rome 1: the filter beside each value, so the 1/0 depends on the two tokens before it)
+        # rome=rome 1: the filter beside each value, so the 1/0 follows the two values it compares)
         expert_marks: str = choice("match", MARK_STYLES)
         eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
         eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
