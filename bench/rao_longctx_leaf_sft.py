@@ -2,17 +2,16 @@
 of one chunk of 3). Continues supervised training of a policy on leaf answer turns only and prints
 the greedy held-out leaf accuracy every ``--every`` steps.
 
-The turns are the recursive oracle's leaves of 4-chunk count trees (``RecursiveExpert``), with the
-reply rewritten per ``--reply``:
+The turns are the recursive oracle's leaves of 4-chunk count trees (``RecursiveExpert``), their reply
+as the longctx env writes it per ``--reply``:
 
 - ``answer``: ``<action>answer 1</action>`` (the oracle without ``env.expert_think``);
-- ``marks``: ``<think>delhi 0 rome 1 lima 0</think><action>answer 1</action>`` (each record's value of
-  the question's field and whether it matches);
-- ``qmarks``: ``<think>rome: delhi 0 rome 1 …</think>…``, the filter value first (``env.expert_think``);
+- ``qmarks``: ``<think>rome: delhi 0 rome 1 lima 0</think><action>answer 1</action>``, the filter value,
+  then each record's value of the question's field and whether it matches (``env.expert_think``, the
+  preset's);
 - ``compare``: ``<think>rome: delhi=rome 0 rome=rome 1 …</think>…``, each value written against the
   filter (``env.expert_marks=compare``);
-- ``running``: ``<think>rome: delhi=rome 0 rome=rome 1 lima=rome 1</think>…``, as ``compare`` with the
-  running count instead of 1/0 (the answer is the last mark).
+- ``marks``: ``qmarks`` without the filter value first (``<think>delhi 0 rome 1 lima 0</think>…``).
 
 ``--scratch SEED`` trains a new tiny model (the preset's shape, ``model.seed=SEED``, its BPE trained on
 the training turns) instead of continuing ``--policy``: the warm start's situation.
@@ -49,25 +48,17 @@ from coevo.rao.expert import RecursiveExpert
 from coevo.rao.settings import BudgetSettings, DelegationSettings, RecursionSettings
 
 QUESTION = re.compile(r"count records with (\w+)=(\w+)")
-RECORD = re.compile(r"city=(\w+), colour=(\w+)")
+ANSWER = re.compile(r"answer (\d+)")
 
 
 def leaf_turn(conversation: list[dict], reply: str, prompt: str) -> tuple[list[dict], int]:
-    """A leaf's answer turn with its reply rewritten; ``(messages, true count)``."""
-    first = next(m["content"] for m in conversation if m["role"] == "user")
-    field, value = QUESTION.search(first).groups()
-    values = [city if field == "city" else colour for city, colour in RECORD.findall(conversation[-2]["content"])]
-    count = sum(v == value for v in values)
-    marks = " ".join(f"{v} {int(v == value)}" for v in values)
-    compared = " ".join(f"{v}={value} {int(v == value)}" for v in values)
-    running = " ".join(f"{v}={value} {sum(u == value for u in values[:i + 1])}" for i, v in enumerate(values))
-    think = {"answer": "", "marks": f"<think>{marks}</think>", "qmarks": f"<think>{value}: {marks}</think>",
-             "compare": f"<think>{value}: {compared}</think>", "running": f"<think>{value}: {running}</think>"}[reply]
+    """A leaf's answer turn as the env wrote it (``marks``: the filter value cut); ``(messages, count)``."""
     messages = [dict(m) for m in conversation if m["role"] != "system"]
     if prompt == "question":
-        messages[0]["content"] = f"Question: {QUESTION.search(first).group(0)}."
-    messages[-1]["content"] = f"{think}<action>answer {count}</action>"
-    return messages, count
+        messages[0]["content"] = f"Question: {QUESTION.search(messages[0]['content']).group(0)}."
+    if reply == "marks":
+        messages[-1]["content"] = re.sub(r"<think>\w+: ", "<think>", messages[-1]["content"])
+    return messages, int(ANSWER.search(messages[-1]["content"]).group(1))
 
 
 def leaf_turns(env, prompt_settings, reply: str, prompt: str, first_index: int, n: int) -> list:
@@ -101,7 +92,7 @@ def main() -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--policy", help="a policy folder, e.g. a longctx warm start")
     source.add_argument("--scratch", type=int, metavar="SEED", help="a new tiny model with this model.seed")
-    parser.add_argument("--reply", choices=["answer", "marks", "qmarks", "compare", "running"], default="marks")
+    parser.add_argument("--reply", choices=["answer", "qmarks", "compare", "marks"], default="marks")
     parser.add_argument("--prompt", choices=["env", "question"], default="question")
     parser.add_argument("--first-observation", choices=["full", "goal"], default="full")
     parser.add_argument("--goal-reminder", action="store_true")
@@ -119,7 +110,8 @@ def main() -> None:
     prompt = PromptSettings(system_prompt="", history_turns=8, memory=False, max_prompt_tokens=4096,
                             first_observation=args.first_observation, goal_reminder=args.goal_reminder)
     env = LongCtxEnv(LongCtxEnv.Config(num_chunks=4, records_per_chunk=3, question_kinds=["count"], expert_leaf_chunks=1,
-                                      values_per_field=args.values_per_field))
+                                      values_per_field=args.values_per_field, expert_think=args.reply != "answer",
+                                      expert_marks="compare" if args.reply == "compare" else "match"))
     train = leaf_turns(env, prompt, args.reply, args.prompt, 2_000_000, args.train_leaves)
     test = leaf_turns(env, prompt, args.reply, args.prompt, 3_000_000, args.test_leaves)
     if args.scratch is None:
