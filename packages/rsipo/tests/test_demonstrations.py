@@ -8,8 +8,11 @@ from coevo.core.cli import train
 from coevo.core.config import build_component
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
+from coevo.envs.household.catalog import TASK_TYPES
+from coevo.envs.household.env import HouseholdEnv
 from coevo.rsipo.config import SkillSettings
 from coevo.rsipo.demonstrations import SkillDemonstrations, chosen
+from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.skills.parsing import format_skill
 
@@ -60,6 +63,36 @@ def test_in_context_share_keeps_the_old_cache_key_at_zero_and_changes_it_above()
     assert SkillDemonstrations(SkillSettings(), 0.5, 0.0).cache_key == base
     assert SkillDemonstrations(SkillSettings(), 0.5, 0.5).cache_key != base
     assert SkillDemonstrations(SkillSettings(), 0.5, 0.5).cache_key != SkillDemonstrations(SkillSettings(), 0.5, 1.0).cache_key
+
+
+def test_hindsight_examples_write_the_direct_path_and_act_along_it_with_it_in_the_context():
+    env = HouseholdEnv(HouseholdEnv.Config(scale="alfworld", task_types=list(TASK_TYPES)))
+    acting = collect_expert_examples(env, PROMPT, 4, "train", 100)
+    data = SkillDemonstrations(SkillSettings(context_prefix="Skill: "), 0.5, 0.5, kind="hindsight")(
+        env, PROMPT, 4, "train", 100)
+    assert data.examples[: len(acting.examples)] == acting.examples  # skill-free acting: the oracle's search, unchanged
+    writing, in_context = data.examples[len(acting.examples): len(acting.examples) + 2], data.examples[len(acting.examples) + 2:]
+    paths = {}
+    for index in (101, 103):
+        attempt, _ = expert_attempt(env, "train", index)
+        paths[index] = direct_path(env, "train", index, attempt)
+    for index, conversation in zip((101, 103), writing):
+        assert conversation[-1]["content"] == format_skill(hindsight_skill(paths[index]))
+    # acting with the skill: one example per command of each path, the command as the target
+    expected = [(index, command) for index in (101, 103) for command in paths[index]]
+    assert len(in_context) == len(expected)
+    for (index, command), conversation in zip(expected, in_context):
+        first_user = next(m for m in conversation if m["role"] == "user")
+        assert first_user["content"].startswith(f"Skill: {hindsight_skill(paths[index])}\n")
+        assert conversation[-1]["content"] == env.expert_reply(command)
+
+
+def test_the_skill_kind_changes_the_cache_key_only_for_hindsight_and_is_checked():
+    base = SkillDemonstrations(SkillSettings(), 0.5).cache_key
+    assert SkillDemonstrations(SkillSettings(), 0.5, kind="library").cache_key == base
+    assert SkillDemonstrations(SkillSettings(), 0.5, kind="hindsight").cache_key != base
+    with pytest.raises(ValueError, match="algo.warmup.skill_kind"):
+        SkillDemonstrations(SkillSettings(), 0.5, kind="oracle")
 
 
 def test_share_out_of_range_is_refused():

@@ -31,25 +31,35 @@ def collect_expert_examples(
     examples: list[list[Message]] = []
     won = 0
     for index in range(first_index, first_index + num_episodes):
-        first = opening(settings, env.reset(env.task(split, index)), env.goal)
-        history: list[tuple[str, str]] = []
-        for _ in range(env.max_steps):
-            action = env.expert_action()
-            if action is None:
-                raise RuntimeError(
-                    f"env '{env.name}' has no expert; the warm start needs one (set warmstart.enabled=false)"
-                )
-            admissible = env.admissible_actions() if settings.show_admissible else None
-            memory = env.memory() if settings.memory else None
-            example = expert_messages(settings, first, history, memory, admissible, env.expert_reply(action),
-                                      goal=env.goal)
-            examples.append(example)
-            result = env.step(action)
-            history.append((example[-1]["content"], result.observation))
-            if result.done:
-                won += int(result.won)
-                break
+        episode, episode_won = record_episode(env, settings, split, index, lambda: env.expert_action())
+        examples += episode
+        won += int(episode_won)
     return ExpertEpisodes(examples, num_episodes, won)
+
+
+def record_episode(env: Environment, settings: PromptSettings, split: str, index: int,
+                   next_action: Callable[[], str | None]) -> tuple[list[list[Message]], bool]:
+    """Play task ``index`` of ``split`` with ``next_action()`` (the expert, or a scripted list) and
+    record every step's prompt answered with the env's expert reply for that action; ``(examples, won)``."""
+    first = opening(settings, env.reset(env.task(split, index)), env.goal)
+    examples: list[list[Message]] = []
+    history: list[tuple[str, str]] = []
+    for _ in range(env.max_steps):
+        action = next_action()
+        if action is None:
+            raise RuntimeError(
+                f"env '{env.name}' has no expert; the warm start needs one (set warmstart.enabled=false)"
+            )
+        admissible = env.admissible_actions() if settings.show_admissible else None
+        memory = env.memory() if settings.memory else None
+        example = expert_messages(settings, first, history, memory, admissible, env.expert_reply(action),
+                                  goal=env.goal)
+        examples.append(example)
+        result = env.step(action)
+        history.append((example[-1]["content"], result.observation))
+        if result.done:
+            return examples, bool(result.won)
+    return examples, False
 
 
 def corpus_texts(examples: list[list[Message]]) -> list[str]:

@@ -12,6 +12,7 @@ from coevo.core.algos.grpo import GRPOConfig
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, choice, free_text, registry_name
 
+SKILL_KINDS = ("library", "hindsight")  # algo.warmup.skill_kind
 SKILL_SOURCES = ("policy", "library")
 
 
@@ -61,6 +62,10 @@ class WarmupSettings:
     # of the task's type before the first message (0: none), so the policy learns to act with a skill in
     # its context, as the replay and the teacher use it (coevo.rsipo.demonstrations)
     in_context_share: float = bounded(0.0, ge=0, le=1)
+    # what those writing and in-context examples teach (coevo.rsipo.hindsight): library = the static library
+    # skill of the task's type; hindsight = the expert's attempt with its search cut out (where things are
+    # in this room), written from the attempt and, in context, followed command by command
+    skill_kind: str = choice("library", SKILL_KINDS)
     # optimizer steps of a separate fine-tune after the warm start (0 disables)
     steps: int = bounded(0, ge=0)
     batch_size: int = bounded(8, ge=1)  # examples per optimizer step of that fine-tune

@@ -60,7 +60,8 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
     def expert_source(cls, config: RSIPOConfig) -> SkillDemonstrations | None:
         """Where the policy writes skills: acting plus skill-writing demonstrations in core's warm start."""
         writes = config.needs_skills and config.skill.source == "policy"
-        return SkillDemonstrations(config.skill, config.warmup.warm_start_share, config.warmup.in_context_share) if (
+        return SkillDemonstrations(config.skill, config.warmup.warm_start_share, config.warmup.in_context_share,
+                                   config.warmup.skill_kind) if (
             writes and config.warmup.warm_start_share > 0) else None
 
     def __init__(self, config: RSIPOConfig, context: AlgorithmContext):

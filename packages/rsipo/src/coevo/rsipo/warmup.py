@@ -2,7 +2,7 @@
 
 ``writing_conversation`` builds one writing prompt (the expert's full attempt as a success and its
 first half as a failure, in the template the policy writes from) answered with the static library
-skill of the task's type; ``coevo.rsipo.demonstrations`` puts such examples into core's warm start
+skill of the task's type, or with the attempt's hindsight skill (``algo.warmup.skill_kind``); ``coevo.rsipo.demonstrations`` puts such examples into core's warm start
 (the default). ``run_warmup`` is the separate fine-tune (``warmup.steps`` > 0; off by default: 40
 steps at lr 3e-3 eroded acting), once at the start of a fresh run (never on resume), with its own
 optimizer, skipped with a warning where the environment has no expert or no library. A share
@@ -24,6 +24,7 @@ from coevo.core.expert_data import collect_expert_examples
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.rsipo.config import SkillSettings, WarmupSettings
+from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.skills.parsing import format_skill
 from coevo.rsipo.skills.template import Attempt, SkillTemplate, skill_messages
@@ -32,27 +33,25 @@ log = logging.getLogger(__name__)
 
 
 def writing_conversation(env: Environment, template: SkillTemplate, skill: SkillSettings, split: str,
-                         index: int) -> list[dict[str, str]] | None:
-    """Writing prompt → library skill for task ``index`` of ``split`` (``None`` without an expert).
+                         index: int, kind: str = "library") -> list[dict[str, str]] | None:
+    """Writing prompt → skill for task ``index`` of ``split`` (``None`` without an expert).
 
     The prompt shows the expert's full attempt as a success and its first half as a failure, in
-    the template the policy writes from; the answer is the static library skill of the task's type.
+    the template the policy writes from; the answer is the static library skill of the task's type
+    (``kind="library"``) or the expert's attempt with its search cut out (``"hindsight"``,
+    :mod:`coevo.rsipo.hindsight`).
     """
-    task = env.task(split, index)
-    env.reset(task)
-    goal, actions, won = env.goal, [], False
-    for _ in range(env.max_steps):
-        action = env.expert_action()
-        if action is None:
-            return None
-        result = env.step(action)
-        actions.append(action)
-        if result.done:
-            won = result.won
-            break
+    attempt = expert_attempt(env, split, index)
+    if attempt is None:
+        return None
+    actions, won = attempt
     attempts = [Attempt(actions, won), Attempt(actions[: max(1, len(actions) // 2)], False)]
-    messages = skill_messages(template, goal, attempts, skill.trajectories, skill.max_actions)
-    return messages + [{"role": "assistant", "content": format_skill(static_skill(env.name, task.task_type))}]
+    messages = skill_messages(template, env.goal, attempts, skill.trajectories, skill.max_actions)
+    if kind == "hindsight":
+        text = hindsight_skill(direct_path(env, split, index, actions))
+    else:
+        text = static_skill(env.name, env.task(split, index).task_type)
+    return messages + [{"role": "assistant", "content": format_skill(text)}]
 
 
 def warmup_samples(env: Environment, tokenizer, template: SkillTemplate, skill: SkillSettings,
