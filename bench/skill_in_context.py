@@ -1,5 +1,7 @@
-"""Does a skill in the context help the warm-started policy act? Success with vs without the static
-library skill of each task's type, per task type, sampled and greedy, on the held-out split.
+"""Does a skill in the context help the warm-started policy act? Success with vs without a skill, per
+task type, sampled and greedy, on the held-out split: the static library skill of each task's type
+(``--skill library``), or the hindsight skill of the expert's attempt at the task (``--skill
+hindsight``: its commands with the search cut out, ``coevo.rsipo.hindsight``).
 
 RSIPO's teacher is the same weights with a skill in the context; it can only be better than the
 student where a skill raises success. This measures that for the warm start an algorithm builds
@@ -25,6 +27,7 @@ from method_runs import ROOT, algorithm_warm_start
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.evaluation import evaluate
 from coevo.core.policy.builders import load_pretrained
+from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.teacher import skill_context
 
@@ -33,10 +36,28 @@ def success_per_type(summary: dict) -> dict[str, float]:
     return {k.removeprefix("success/"): v for k, v in summary.items() if k.startswith("success/")}
 
 
-def with_and_without(model, tokenizer, make_env, settings: TrainSchema, prefix: str, samples: int) -> dict:
-    """Held-out success without and with the library skill of each task's type, sampled and greedy."""
-    e, env_name = settings.eval, make_env().name
-    skill = lambda task: skill_context(static_skill(env_name, task.task_type), prefix)  # noqa: E731
+def skill_of(make_env, kind: str):
+    """``task -> skill text``: the library skill of its type, or the hindsight skill of the expert's
+    attempt at it (the skill a writer that copies the winning attempt would give; cached per task)."""
+    env = make_env()
+    if kind == "library":
+        return lambda task: static_skill(env.name, task.task_type)
+    cache: dict[tuple[str, int], str] = {}
+
+    def hindsight(task) -> str:
+        key = (task.split, task.index)
+        if key not in cache:
+            attempt = expert_attempt(env, task.split, task.index)
+            cache[key] = hindsight_skill(direct_path(env, task.split, task.index, attempt[0])) if attempt else ""
+        return cache[key]
+    return hindsight
+
+
+def with_and_without(model, tokenizer, make_env, settings: TrainSchema, prefix: str, samples: int,
+                     kind: str = "library") -> dict:
+    """Held-out success without and with a skill (``kind``) for each task, sampled and greedy."""
+    e, text = settings.eval, skill_of(make_env, kind)
+    skill = lambda task: skill_context(text(task), prefix)  # noqa: E731
     out = {}
     for mode, repeats in (("sample", samples), ("greedy", 1)):
         for label, context in (("without", None), ("with", skill)):
@@ -58,12 +79,15 @@ def main() -> None:
     parser.add_argument("--variant", action="append", default=[],
                         help="NAME=OVERRIDES (space-separated); default: one variant 'default' with none")
     parser.add_argument("--samples", type=int, default=4, help="sampled episodes per task")
+    parser.add_argument("--skill", choices=["library", "hindsight"], default="library",
+                        help="the skill in the context: the library's of the task's type, or the hindsight skill "
+                             "of the expert's attempt at the task (coevo.rsipo.hindsight)")
     parser.add_argument("--results", default=None, help="file name under bench/results/ (none: print only)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     variants = [v.split("=", 1) for v in args.variant] or [["default", ""]]
     record = {"command": "bench/skill_in_context.py " + " ".join(
-        ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant] + ["--samples", str(args.samples)]),
+        ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant] + ["--samples", str(args.samples), "--skill", args.skill]),
         "date": time.strftime("%Y-%m-%d %H:%M"), "variants": {}}
     for name, extra in variants:
         start = time.perf_counter()
@@ -71,7 +95,7 @@ def main() -> None:
         model, tokenizer = load_pretrained(folder)
         model.eval()
         prefix = getattr(getattr(algo_cfg, "skill", None), "context_prefix", "Skill: ")
-        row = {"overrides": extra, **with_and_without(model, tokenizer, make_env, settings, prefix, args.samples),
+        row = {"overrides": extra, **with_and_without(model, tokenizer, make_env, settings, prefix, args.samples, args.skill),
                "seconds": round(time.perf_counter() - start, 1)}
         record["variants"][name] = row
         print(json.dumps({"variant": name, **{k: v for k, v in row.items() if k.endswith("gain") or k == "seconds"},
