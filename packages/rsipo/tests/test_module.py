@@ -10,8 +10,10 @@ from coevo.core.algos.advantages import broadcast, turn_advantages
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO, GRPOConfig
 from coevo.core.algos.micro_batches import loss_normalizer, split_micro_batches
+from coevo.core.config import ConfigError
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 from coevo.rsipo.config import RSIPOConfig, SkillSettings
+from coevo.rsipo.hindsight import expert_attempt
 from coevo.rsipo.module import RSIPO
 from coevo.rsipo.samples import DistilledChoiceSample
 from coevo.rsipo.skills.template import template_for
@@ -23,7 +25,7 @@ SKILL = "go to the box the task names, then open that box."
 def _module(tiny_model, tokenizer, **overrides) -> RSIPO:
     context = AlgorithmContext(tiny_model, tokenizer, lambda: BoxesEnv(BoxesConfig()), BoxesEnv.task_types,
                                AgentSettings(mode="choose"))
-    config = RSIPOConfig(group_size=4, kl_coef=0.0, skill=SkillSettings(source="library"), **overrides)
+    config = RSIPOConfig(group_size=4, kl_coef=0.0, **{"skill": SkillSettings(source="library"), **overrides})
     return RSIPO(config, context)
 
 
@@ -167,3 +169,27 @@ def test_rlvr_advantages_default_and_gigpo_per_turn(tiny_model, tokenizer):
     assert [s.advantage for s in samples if s.in_pg] == in_pg  # each turn carries its own value
     # without the RLVR term: all 0
     assert _module(tiny_model, tokenizer, rlvr=False).rlvr_advantages(episodes) == _zeros(episodes)
+
+
+def test_hindsight_source_gives_each_task_the_experts_direct_path_and_no_skill_loss(tiny_model, tokenizer):
+    module = _module(tiny_model, tokenizer, skill=SkillSettings(source="hindsight"))
+    tasks = [module.probe.task("train", i) for i in range(4)]
+    skills = module.skills_for(tasks, [[] for _ in tasks])
+    env = BoxesEnv(BoxesConfig())
+    for task, skill in zip(tasks, skills):
+        path, won = expert_attempt(env, "train", task.index)  # boxes' expert: go to the box, open it
+        assert won and len(path) == 2
+        assert skill.parsed.text == f"{path[0]}, {path[1]}." and skill.source == "hindsight"
+        assert skill.token_ids == []  # nothing sampled: no skill loss
+
+
+class NoExpertBoxes(BoxesEnv):
+    def expert_action(self):
+        return None
+
+
+def test_hindsight_source_is_refused_where_the_env_has_no_expert(tiny_model, tokenizer):
+    context = AlgorithmContext(tiny_model, tokenizer, lambda: NoExpertBoxes(BoxesConfig()), BoxesEnv.task_types,
+                               AgentSettings(mode="choose"))
+    with pytest.raises(ConfigError, match="algo.skill.source.*no"):
+        RSIPO(RSIPOConfig(group_size=4, skill=SkillSettings(source="hindsight")), context)

@@ -13,7 +13,7 @@ from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, choice, free_text, registry_name
 
 SKILL_KINDS = ("library", "hindsight")  # algo.warmup.skill_kind
-SKILL_SOURCES = ("policy", "library")
+SKILL_SOURCES = ("policy", "library", "hindsight")
 
 
 @dataclass
@@ -30,7 +30,9 @@ class TrustSettings:
 
 @dataclass
 class SkillSettings:
-    # policy: the policy writes them (on-policy) | library: the static library (baselines)
+    # policy: the policy writes them (on-policy) | library: the static library (baselines) | hindsight: the
+    # env expert's attempt at each task with its search cut out (an oracle writer: how much a perfect
+    # hindsight skill is worth to the replay and the teacher; needs an env expert; coevo.rsipo.hindsight)
     source: str = choice("policy", SKILL_SOURCES)
     max_new_tokens: int = bounded(64, ge=1)  # length limit of a written skill, in tokens
     max_chars: int = bounded(400, ge=1)  # longer parsed skills are cut and recorded as too_long

@@ -79,6 +79,12 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
                 library(self.env_name)
             except ValueError as exc:
                 raise ConfigError(f"config error at 'algo.skill.source': {exc}") from None
+        if config.skill.source == "hindsight" and config.needs_skills:
+            task = self.probe.task("train", 0)
+            self.probe.reset(task)
+            if self.probe.expert_action() is None:
+                raise ConfigError(f"config error at 'algo.skill.source': hindsight skills come from the env expert, and "
+                                  f"env '{self.env_name}' has none; use policy or library")
         self._frozen: list = []  # skill_evolution=false: [the initial policy, frozen] (a list: not a submodule)
         self._frozen_state = None
         self.budget = {"rollouts_total": 0.0, "env_steps_total": 0.0}

@@ -25,6 +25,7 @@ from coevo.core.env.protocol import Task
 from coevo.rsipo.calibration import TrustResult
 from coevo.rsipo.centring import centred_skill_rewards
 from coevo.rsipo.gain import split_group
+from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.skills.writing import WrittenSkill
 from coevo.rsipo.teacher import FittedSkill, fit_skill, skill_context
@@ -86,6 +87,8 @@ class SkillLifecycle:
         cfg = self.config
         if cfg.skill.source == "library":
             return [self.writer.from_library(static_skill(self.env_name, t.task_type or cfg.default_type)) for t in tasks]
+        if cfg.skill.source == "hindsight":  # the oracle writer: the expert's attempt with its search cut out
+            return [self.writer.from_library(self.expert_hindsight(t), "hindsight") for t in tasks]
         goals = []
         for task in tasks:
             self.probe.reset(task)
@@ -96,6 +99,13 @@ class SkillLifecycle:
             return self.writer.write(self.frozen_engine, goals, groups, "frozen")
         self.engine.sync_weights(self.policy)
         return self.writer.write(self.engine, goals, groups, "policy")
+
+    def expert_hindsight(self, task: Task) -> str:
+        """The hindsight skill of the env expert's attempt at ``task`` ("" if it has none or loses)."""
+        attempt = expert_attempt(self.probe, task.split, task.index)
+        if attempt is None or not attempt[1]:
+            return ""
+        return hindsight_skill(direct_path(self.probe, task.split, task.index, attempt[0]))
 
     def student_turns(self, groups: list[list[Episode]]) -> list[list[tuple[int, int]]]:
         """Per task, (episode index, turn index) of every student turn with a response."""

@@ -59,6 +59,7 @@ class SkillWriter:
     def category(self, text: str) -> str:
         return skill_category(text, self.template.verbs, self.settings.min_verbs)
 
-    def from_library(self, text: str) -> WrittenSkill:
+    def from_library(self, text: str, source: str = "library") -> WrittenSkill:
+        """A given skill text (the library's, or an oracle's), with no sampled tokens: no skill loss."""
         parsed = parse_skill(f"<skill>{text}</skill>", True, self.settings.max_chars)
-        return WrittenSkill(parsed, self.category(parsed.text), "library")
+        return WrittenSkill(parsed, self.category(parsed.text), source)
