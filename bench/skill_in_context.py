@@ -27,7 +27,7 @@ from method_runs import ROOT, algorithm_warm_start
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.evaluation import evaluate
 from coevo.core.policy.builders import load_pretrained
-from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
+from coevo.rsipo.hindsight import expert_direct_path, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.teacher import skill_context
 
@@ -47,8 +47,7 @@ def skill_of(make_env, kind: str):
     def hindsight(task) -> str:
         key = (task.split, task.index)
         if key not in cache:
-            attempt = expert_attempt(env, task.split, task.index)
-            cache[key] = hindsight_skill(direct_path(env, task.split, task.index, attempt[0])) if attempt else ""
+            cache[key] = hindsight_skill(expert_direct_path(env, task.split, task.index) or [])
         return cache[key]
     return hindsight
 
@@ -87,7 +86,8 @@ def main() -> None:
     torch.set_num_threads(1)
     variants = [v.split("=", 1) for v in args.variant] or [["default", ""]]
     record = {"command": "bench/skill_in_context.py " + " ".join(
-        ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant] + ["--samples", str(args.samples), "--skill", args.skill]),
+        ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant]
+        + ["--samples", str(args.samples), "--skill", args.skill]),
         "date": time.strftime("%Y-%m-%d %H:%M"), "variants": {}}
     for name, extra in variants:
         start = time.perf_counter()

@@ -5,7 +5,7 @@ import pytest
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.env import HouseholdEnv
-from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill, wins
+from coevo.rsipo.hindsight import direct_path, expert_attempt, expert_direct_path, hindsight_skill, wins
 
 
 def boxes_detour(env: BoxesEnv, index: int) -> tuple[list[str], list[str]]:
@@ -54,3 +54,15 @@ def test_household_paths_win_are_subsequences_of_the_attempt_and_drop_nothing_mo
 def test_the_skill_is_the_path_in_one_line():
     assert hindsight_skill(["go to cabinet 3", "take mug 1 from cabinet 3"]) == "go to cabinet 3, take mug 1 from cabinet 3."
     assert hindsight_skill([]) == ""
+
+
+class NoExpertBoxes(BoxesEnv):
+    def expert_action(self):
+        return None
+
+
+def test_the_experts_direct_path_or_none_without_an_expert():
+    env = BoxesEnv(BoxesConfig(num_boxes=3, max_steps=4))
+    expert, _ = boxes_detour(env, 2)
+    assert expert_direct_path(env, "train", 2) == expert
+    assert expert_direct_path(NoExpertBoxes(BoxesConfig()), "train", 2) is None

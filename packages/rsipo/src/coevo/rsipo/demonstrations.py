@@ -27,7 +27,7 @@ from coevo.core.agent.prompt import PromptSettings
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertEpisodes, Message, collect_expert_examples, record_episode
 from coevo.rsipo.config import SKILL_KINDS, SkillSettings
-from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
+from coevo.rsipo.hindsight import expert_direct_path, hindsight_skill
 from coevo.rsipo.skills.library import library, static_skill
 from coevo.rsipo.skills.template import template_for
 from coevo.rsipo.teacher import skill_context, teacher_messages
@@ -92,10 +92,9 @@ class SkillDemonstrations:
         if self.kind == "library":
             episode = collect_expert_examples(env, prompt, 1, split, index).examples
             return with_skill(episode, static_skill(env.name, env.task(split, index).task_type), self.skill.context_prefix)
-        attempt = expert_attempt(env, split, index)
-        if attempt is None or not attempt[1]:  # no expert, or it lost: no path to name
+        path = expert_direct_path(env, split, index)
+        if path is None:  # no expert, or it lost: no path to name
             return []
-        path = direct_path(env, split, index, attempt[0])
         commands = iter(path)
         episode, _ = record_episode(env, prompt, split, index, lambda: next(commands, None))
         return with_skill(episode, hindsight_skill(path), self.skill.context_prefix)

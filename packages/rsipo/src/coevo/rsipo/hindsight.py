@@ -68,6 +68,15 @@ def direct_path(env: Environment, split: str, index: int, actions: list[str], ma
     return path
 
 
+def expert_direct_path(env: Environment, split: str, index: int) -> list[str] | None:
+    """The direct path of the expert's winning attempt at task ``index`` (``None`` if the env has no
+    expert or the expert loses)."""
+    attempt = expert_attempt(env, split, index)
+    if attempt is None or not attempt[1]:
+        return None
+    return direct_path(env, split, index, attempt[0])
+
+
 def hindsight_skill(path: list[str]) -> str:
     """The skill text of a direct path: its commands in order, comma-separated."""
     return ", ".join(path) + "." if path else ""

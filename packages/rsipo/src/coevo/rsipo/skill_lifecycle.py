@@ -25,7 +25,7 @@ from coevo.core.env.protocol import Task
 from coevo.rsipo.calibration import TrustResult
 from coevo.rsipo.centring import centred_skill_rewards
 from coevo.rsipo.gain import split_group
-from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
+from coevo.rsipo.hindsight import expert_direct_path, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
 from coevo.rsipo.skills.writing import WrittenSkill
 from coevo.rsipo.teacher import FittedSkill, fit_skill, skill_context
@@ -102,10 +102,7 @@ class SkillLifecycle:
 
     def expert_hindsight(self, task: Task) -> str:
         """The hindsight skill of the env expert's attempt at ``task`` ("" if it has none or loses)."""
-        attempt = expert_attempt(self.probe, task.split, task.index)
-        if attempt is None or not attempt[1]:
-            return ""
-        return hindsight_skill(direct_path(self.probe, task.split, task.index, attempt[0]))
+        return hindsight_skill(expert_direct_path(self.probe, task.split, task.index) or [])
 
     def student_turns(self, groups: list[list[Episode]]) -> list[list[tuple[int, int]]]:
         """Per task, (episode index, turn index) of every student turn with a response."""
