@@ -49,7 +49,8 @@ def with_skill(examples: list[list[Message]], skill: str, prefix: str) -> list[l
 
 class SkillDemonstrations:
     """The environment's acting demonstrations plus writing examples for ``share`` of the episodes,
-    and the acting steps again with the library skill in the context for ``in_context_share`` of them."""
+    and acting steps with a skill in the context for ``in_context_share`` of them (``kind``: the library
+    skill of the task's type, or the expert attempt's hindsight skill)."""
 
     def __init__(self, skill: SkillSettings, share: float, in_context_share: float = 0.0, kind: str = "library"):
         if not 0 < share <= 1:
