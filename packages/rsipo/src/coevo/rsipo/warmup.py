@@ -3,8 +3,9 @@
 ``writing_conversation`` builds one writing prompt (the expert's full attempt as a success and its
 first half as a failure, in the template the policy writes from) answered with the static library
 skill of the task's type, or with the attempt's hindsight skill (``algo.warmup.skill_kind``);
-``coevo.rsipo.demonstrations`` puts such examples into core's warm start (the default). ``run_warmup`` is the separate fine-tune (``warmup.steps`` > 0; off by default: 40
-steps at lr 3e-3 eroded acting), once at the start of a fresh run (never on resume), with its own
+``coevo.rsipo.demonstrations`` puts such examples into core's warm start (the default).
+``run_warmup`` is the separate fine-tune (``warmup.steps`` > 0; off by default: 40 steps at lr 3e-3
+eroded acting), once at the start of a fresh run (never on resume), with its own
 optimizer, skipped with a warning where the environment has no expert or no library. A share
 ``acting_fraction`` of every batch are the expert's acting examples (as in core's warm start), so
 that learning to write does not erode how the shared weights act.
