@@ -8,6 +8,7 @@ import torch
 
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
+from coevo.core.testing.boxes_env import BoxesEnv
 from coevo.core.testing.fast_configs import FAST_BOXES, boxes_corpus, compose_fast, repository_configs
 from coevo.core.testing.fixtures import single_torch_thread  # noqa: F401 (autouse: one torch thread)
 
@@ -43,3 +44,16 @@ def tiny_model(tokenizer):
     torch.manual_seed(0)
     return build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
                                             intermediate_size=64), tokenizer).eval()
+
+
+class NoExpertBoxes(BoxesEnv):
+    """Boxes without an oracle: what the hindsight skill source must refuse."""
+
+    def expert_action(self):
+        return None
+
+
+@pytest.fixture
+def no_expert_boxes():
+    """The class of a boxes env whose expert gives no action (call it with a BoxesConfig)."""
+    return NoExpertBoxes

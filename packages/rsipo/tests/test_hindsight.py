@@ -56,13 +56,8 @@ def test_the_skill_is_the_path_in_one_line():
     assert hindsight_skill([]) == ""
 
 
-class NoExpertBoxes(BoxesEnv):
-    def expert_action(self):
-        return None
-
-
-def test_the_experts_direct_path_or_none_without_an_expert():
+def test_the_experts_direct_path_or_none_without_an_expert(no_expert_boxes):
     env = BoxesEnv(BoxesConfig(num_boxes=3, max_steps=4))
     expert, _ = boxes_detour(env, 2)
     assert expert_direct_path(env, "train", 2) == expert
-    assert expert_direct_path(NoExpertBoxes(BoxesConfig()), "train", 2) is None
+    assert expert_direct_path(no_expert_boxes(BoxesConfig()), "train", 2) is None

@@ -183,13 +183,8 @@ def test_hindsight_source_gives_each_task_the_experts_direct_path_and_no_skill_l
         assert skill.token_ids == []  # nothing sampled: no skill loss
 
 
-class NoExpertBoxes(BoxesEnv):
-    def expert_action(self):
-        return None
-
-
-def test_hindsight_source_is_refused_where_the_env_has_no_expert(tiny_model, tokenizer):
-    context = AlgorithmContext(tiny_model, tokenizer, lambda: NoExpertBoxes(BoxesConfig()), BoxesEnv.task_types,
+def test_hindsight_source_is_refused_where_the_env_has_no_expert(tiny_model, tokenizer, no_expert_boxes):
+    context = AlgorithmContext(tiny_model, tokenizer, lambda: no_expert_boxes(BoxesConfig()), BoxesEnv.task_types,
                                AgentSettings(mode="choose"))
     with pytest.raises(ConfigError, match="algo.skill.source.*no"):
         RSIPO(RSIPOConfig(group_size=4, skill=SkillSettings(source="hindsight")), context)
