@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -24,6 +26,7 @@ import coevo.core
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
+from coevo.core.config import ConfigError
 from coevo.core.data.length_grouped import LengthGroupedBatches
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertSource, collect_expert_examples, corpus_texts
@@ -49,6 +52,17 @@ class WarmStartSettings:
     # Lightning precision of the SFT run (bf16-mixed was 10x slower on this CPU)
     precision: str = choice("32-true", PRECISIONS)
     seed: int = random_seed(0)
+
+
+def check_compiler(settings: WarmStartSettings) -> None:
+    """``warmstart.sft.compile=true`` needs a C++ compiler for inductor's CPU kernels: refuse before any work."""
+    if not (settings.enabled and settings.sft.compile) or torch.cuda.is_available():
+        return
+    names = [os.environ.get("CXX", ""), "g++", "c++", "clang++"]
+    if not any(name and shutil.which(name) for name in names):
+        raise ConfigError("config error at 'warmstart.sft.compile': torch.compile on CPU needs a C++ compiler "
+                          "(g++, c++, clang++ or $CXX) and none is on PATH; install one or set "
+                          "warmstart.sft.compile=false")
 
 
 def cache_key(parts: dict) -> str:
@@ -115,6 +129,8 @@ def warm_start(
     optim = settings.sft.optim
     if optim.decay_steps <= 0:  # 0 means: decay over the whole warm start
         optim = replace(optim, decay_steps=settings.sft.epochs * len(loader))
+    if settings.sft.compile:
+        model.compile(dynamic=True)  # the module's call goes through inductor; its weights and names stay
     module = SFTModule(model, optim)
     trainer = L.Trainer(
         max_epochs=settings.sft.epochs,

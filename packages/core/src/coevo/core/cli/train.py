@@ -55,7 +55,7 @@ from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.lora import apply_lora
 from coevo.core.reporting import plot_training, success_table
-from coevo.core.warmstart import warm_start
+from coevo.core.warmstart import check_compiler, warm_start
 
 log = logging.getLogger("coevo.train")
 console = Console()
@@ -126,6 +126,8 @@ def run(cfg: DictConfig) -> dict:
             check_writable_folder(settings.run_dir, "run_dir")
         if settings.warmstart.enabled:
             check_writable_folder(settings.warmstart.cache_dir, "warmstart.cache_dir")
+    with stage("config"):
+        check_compiler(settings.warmstart)
     start_processes(settings.trainer)  # trainer=ddp_cpu / fsdp: the other ranks start here and run the same code
     say = console.print if dist.is_main() else _silent
     if ckpt is None:
