@@ -71,6 +71,16 @@ def cache_key(parts: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def sft_samples(examples: list[list[dict]], tokenizer) -> list[Sample]:
+    """Expert conversations as SFT samples: each trains on its last message (the expert's reply)."""
+    samples = []
+    for conversation in examples:
+        trainable = [i == len(conversation) - 1 for i in range(len(conversation))]
+        encoded = encode_conversation(tokenizer, conversation, trainable)
+        samples.append(Sample(encoded.input_ids, encoded.agent_mask))
+    return samples
+
+
 def warm_start(
     env: Environment,
     builder,  # a registry.models builder instance with .build(corpus)
@@ -113,11 +123,7 @@ def warm_start(
     L.seed_everything(settings.seed, workers=True, verbose=False)
     data = collect(env, prompt, settings.episodes, "train", settings.first_index)
     model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
-    samples = []
-    for conversation in data.examples:
-        trainable = [i == len(conversation) - 1 for i in range(len(conversation))]
-        encoded = encode_conversation(tokenizer, conversation, trainable)
-        samples.append(Sample(encoded.input_ids, encoded.agent_mask))
+    samples = sft_samples(data.examples, tokenizer)
     generator = torch.Generator().manual_seed(settings.seed)
     collate = sft_collate(tokenizer.pad_token_id)
     if settings.sft.group_by_length:
