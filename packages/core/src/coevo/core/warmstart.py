@@ -107,6 +107,8 @@ def warm_start(
     # where the cache lives is not part of what is built: the same settings under another (or an
     # absolute) cache_dir find the same key
     built_from = {k: v for k, v in asdict(settings).items() if k != "cache_dir"}
+    if not settings.sft.compile:  # eager, as every warm start before the field existed: their keys stay
+        del built_from["sft"]["compile"]
     parts = {"env": env_config, "model": model_config, "prompt": asdict(prompt), "warmstart": built_from,
              "expert_data": fingerprint}
     if expert is not None:
