@@ -65,7 +65,7 @@ class Learner:
         self.optimizer.step()
         self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
-        return float(loss), time.perf_counter() - start
+        return float(loss.detach()), time.perf_counter() - start
 
 
 def warm_start_batches(overrides: list[str], count: int) -> tuple[torch.nn.Module, list[dict], dict]:
@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> dict:
         "compile_seconds": round(compile_seconds, 1), "warmup_steps": args.warmup,
         "break_even_steps": round(compile_seconds * 1000 / max(eager_ms - compiled_ms, 1e-9)),
         "ms_per_step_each_repeat": times, "max_loss_drift": max(drift),
+        "loss_drift_first_steps": drift[: args.warmup],  # from the same weights: rounding only, before it compounds
         "final_losses": {"eager": losses["eager"][-1], "compiled": losses["compiled"][-1]},
     }
     print(f"SFT step: eager {eager_ms:.0f} ms, compiled {compiled_ms:.0f} ms ({result['speedup']:.2f}x faster); "
