@@ -12,7 +12,8 @@ The 4-step run's checkpoint (2 ranks) resumed on 1 process (``trainer.devices=1`
 same weights and AdamW moments and step counts (torch.distributed.checkpoint reshards them): saved
 again on that process they equal the 2-rank checkpoint's, and one more step trains from there. The
 commit root of the stopped run (each rank's shards in its own file of the checkpoint folder) is
-refused on 1 process, naming the 2 to resume with.
+refused on 1 process, naming the 2 to resume with. That 1-process checkpoint, resumed on 2 ranks again,
+gives back the same state, and training goes on there.
 """
 
 import shutil
@@ -126,6 +127,29 @@ def test_a_sharded_checkpoint_resumes_on_another_number_of_processes(runs, tmp_p
     train_ddp(CONFIG_DIR, [f"resume={one}", "trainer.devices=1", "trainer.max_steps=5"], runs / "cache", one, BASE,
               trainer=FSDP)
     rows = metrics_rows(one)
+    assert [r["step"] for r in rows] == [1, 2, 3, 4, 5] and rows[:4] == metrics_rows(runs / "straight")
+    assert rows[4]["train/samples"] > 0
+
+
+def test_a_one_process_checkpoint_resumes_on_two(runs, tmp_path):
+    # 2 ranks -> 1 process -> 2 ranks, no step more: the state comes back whole, and training goes on
+    moved = tmp_path / "moved"
+    shutil.copytree(runs / "straight", moved)
+    saved = _full(moved / "checkpoints" / "last.ckpt", tmp_path / "two_ranks.pt")
+    train_ddp(CONFIG_DIR, [f"resume={moved}", "trainer.devices=1", "trainer.max_steps=4"], runs / "cache", moved, BASE,
+              trainer=FSDP)
+    train_ddp(CONFIG_DIR, [f"resume={moved}", "trainer.devices=2", "trainer.max_steps=4"], runs / "cache", moved, BASE,
+              trainer=FSDP)
+    last = moved / "checkpoints" / "last.ckpt"
+    assert {"__0_0.distcp", "__1_0.distcp"} <= {p.name for p in last.iterdir()}  # two ranks' shards again
+    back = _full(last, tmp_path / "back.pt")
+    _assert_equal(saved["model"], back["model"], "model")
+    _assert_equal(saved["optimizer_0"], back["optimizer_0"], "optimizer_0")
+    assert len(torch.load(last / "meta.pt", weights_only=False)["coevo_rng"]["torch_per_rank"]) == 2
+
+    train_ddp(CONFIG_DIR, [f"resume={moved}", "trainer.devices=2", "trainer.max_steps=5"], runs / "cache", moved, BASE,
+              trainer=FSDP)
+    rows = metrics_rows(moved)
     assert [r["step"] for r in rows] == [1, 2, 3, 4, 5] and rows[:4] == metrics_rows(runs / "straight")
     assert rows[4]["train/samples"] > 0
 
