@@ -38,11 +38,10 @@ import torch
 
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
-from coevo.core.algos.sft import first_trained_position, masked_nll, sft_collate
+from coevo.core.algos.sft import sft_collate, sft_loss
 from coevo.core.expert_data import corpus_texts
 from coevo.core.policy.builders import TinyBuilder, TinyBuilderConfig, load_pretrained
 from coevo.core.policy.conversation import encode_conversation
-from coevo.core.policy.logprobs import sequence_token_logprobs
 from coevo.envs.longctx.env import LongCtxEnv
 from coevo.rao.expert import RecursiveExpert
 from coevo.rao.settings import BudgetSettings, DelegationSettings, RecursionSettings
@@ -132,9 +131,7 @@ def main() -> None:
         random.shuffle(samples)
         for first in range(0, len(samples) - args.batch + 1, args.batch):
             batch = collate(samples[first:first + args.batch])
-            logprobs = sequence_token_logprobs(model, batch["input_ids"], batch["attention_mask"],
-                                               first_position=first_trained_position(batch["agent_mask"]))
-            loss = masked_nll(logprobs, batch["agent_mask"])  # the warm start's SFT loss
+            loss = sft_loss(model, batch)  # the warm start's SFT loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -28,19 +28,17 @@ import time
 from pathlib import Path
 
 import torch
-from torch.utils.data import DataLoader
 
 from coevo.core import registry
 from coevo.core.algos.optim import build_optimizer
-from coevo.core.algos.sft import first_trained_position, masked_nll, sft_collate
+from coevo.core.algos.sft import sft_loss
 from coevo.core.cli import train
 from coevo.core.cli.components import env_factory
 from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import build_component, validate
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
-from coevo.core.policy.logprobs import sequence_token_logprobs
-from coevo.core.warmstart import sft_samples
+from coevo.core.warmstart import sft_loader, sft_optim, sft_samples
 
 CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 
@@ -56,9 +54,7 @@ class Learner:
 
     def step(self, batch: dict[str, torch.Tensor]) -> tuple[float, float]:
         start = time.perf_counter()
-        logprobs = sequence_token_logprobs(self.model, batch["input_ids"], batch["attention_mask"],  # [B, T]
-                                           first_position=first_trained_position(batch["agent_mask"]))
-        loss = masked_nll(logprobs, batch["agent_mask"])
+        loss = sft_loss(self.model, batch)
         loss.backward()
         if self.clip:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
@@ -82,8 +78,7 @@ def warm_start_batches(overrides: list[str], count: int) -> tuple[torch.nn.Modul
     data = collect(make_env(), settings.agent.prompt, ws.episodes, "train", ws.first_index)
     model, tokenizer = builder_cls(model_cfg).build(lambda: corpus_texts(data.examples))
     samples = sft_samples(data.examples, tokenizer)
-    loader = DataLoader(samples, batch_size=ws.sft.batch_size, shuffle=True, collate_fn=sft_collate(tokenizer.pad_token_id),
-                        generator=torch.Generator().manual_seed(ws.seed))
+    loader = sft_loader(samples, ws, tokenizer.pad_token_id)
     batches = []
     for batch in loader:
         batches.append(batch)
@@ -92,7 +87,7 @@ def warm_start_batches(overrides: list[str], count: int) -> tuple[torch.nn.Modul
     lengths = [len(s.input_ids) for s in samples]
     info = {"examples": len(samples), "mean_tokens": round(statistics.mean(lengths), 1), "max_tokens": max(lengths),
             "batch_size": ws.sft.batch_size, "parameters": sum(p.numel() for p in model.parameters()),
-            "data_seconds": round(time.perf_counter() - start, 1), "optim": ws.sft.optim}
+            "data_seconds": round(time.perf_counter() - start, 1), "optim": sft_optim(ws.sft, len(loader))}
     return model, batches, info
 
 

@@ -25,6 +25,7 @@ from torch.utils.data import DataLoader
 import coevo.core
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.algos.batching import Sample
+from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.sft import SFTModule, SFTSettings, sft_collate
 from coevo.core.config import ConfigError
 from coevo.core.data.length_grouped import LengthGroupedBatches
@@ -81,6 +82,24 @@ def sft_samples(examples: list[list[dict]], tokenizer) -> list[Sample]:
     return samples
 
 
+def sft_loader(samples: list[Sample], settings: WarmStartSettings, pad_id: int) -> DataLoader:
+    """The SFT's batches, shuffled from ``settings.seed`` (or grouped by length, ``sft.group_by_length``)."""
+    generator = torch.Generator().manual_seed(settings.seed)
+    collate = sft_collate(pad_id)
+    if settings.sft.group_by_length:
+        batches = LengthGroupedBatches([len(s.input_ids) for s in samples], settings.sft.batch_size, generator)
+        return DataLoader(samples, batch_sampler=batches, collate_fn=collate)
+    return DataLoader(samples, batch_size=settings.sft.batch_size, shuffle=True, collate_fn=collate,
+                      generator=generator)
+
+
+def sft_optim(sft: SFTSettings, batches_per_epoch: int) -> OptimSettings:
+    """The SFT's optimizer settings, ``decay_steps`` 0 meaning: decay over the whole warm start."""
+    if sft.optim.decay_steps <= 0:
+        return replace(sft.optim, decay_steps=sft.epochs * batches_per_epoch)
+    return sft.optim
+
+
 def warm_start(
     env: Environment,
     builder,  # a registry.models builder instance with .build(corpus)
@@ -126,17 +145,8 @@ def warm_start(
     data = collect(env, prompt, settings.episodes, "train", settings.first_index)
     model, tokenizer = builder.build(lambda: corpus_texts(data.examples))
     samples = sft_samples(data.examples, tokenizer)
-    generator = torch.Generator().manual_seed(settings.seed)
-    collate = sft_collate(tokenizer.pad_token_id)
-    if settings.sft.group_by_length:
-        batches = LengthGroupedBatches([len(s.input_ids) for s in samples], settings.sft.batch_size, generator)
-        loader = DataLoader(samples, batch_sampler=batches, collate_fn=collate)
-    else:
-        loader = DataLoader(samples, batch_size=settings.sft.batch_size, shuffle=True, collate_fn=collate,
-                            generator=generator)
-    optim = settings.sft.optim
-    if optim.decay_steps <= 0:  # 0 means: decay over the whole warm start
-        optim = replace(optim, decay_steps=settings.sft.epochs * len(loader))
+    loader = sft_loader(samples, settings, tokenizer.pad_token_id)
+    optim = sft_optim(settings.sft, len(loader))
     if settings.sft.compile:
         model.compile(dynamic=True)  # the module's call goes through inductor; its weights and names stay
     module = SFTModule(model, optim)

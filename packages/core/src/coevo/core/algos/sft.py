@@ -46,6 +46,13 @@ def first_trained_position(agent_mask: torch.Tensor) -> int:  # agent_mask: [B, 
     return max(1, int(columns[0])) if len(columns) else 1
 
 
+def sft_loss(model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> torch.Tensor:  # scalar
+    """The warm start's loss on a collated batch (``sft_collate``): mean NLL of its agent tokens."""
+    logprobs = sequence_token_logprobs(model, batch["input_ids"], batch["attention_mask"],  # [B, T]
+                                       first_position=first_trained_position(batch["agent_mask"]))
+    return masked_nll(logprobs, batch["agent_mask"])
+
+
 class SFTModule(L.LightningModule):
     def __init__(self, model: torch.nn.Module, optim: OptimSettings):
         super().__init__()
@@ -56,9 +63,7 @@ class SFTModule(L.LightningModule):
         return build_optimizer(self.policy.parameters(), self.optim_settings)
 
     def training_step(self, batch, batch_idx):
-        logprobs = sequence_token_logprobs(self.policy, batch["input_ids"], batch["attention_mask"],
-                                           first_position=first_trained_position(batch["agent_mask"]))
-        loss = masked_nll(logprobs, batch["agent_mask"])
+        loss = sft_loss(self.policy, batch)
         self.log("sft_loss", loss, prog_bar=True, on_step=True)
         return loss
 
