@@ -11,8 +11,11 @@ import torch
 from coevo.core.agent.prompt import DEFAULT_SYSTEM_PROMPT
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
+from coevo.core.testing import components
 from coevo.core.testing.fast_configs import boxes_corpus
 from coevo.core.testing.fixtures import single_torch_thread  # noqa: F401 (autouse: one torch thread)
+
+components.register()  # the test-only components (scripted_commits, unequal_forwards): not in the plugin
 
 TINY_CONFIG = TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1, intermediate_size=64)
 

@@ -235,11 +235,20 @@ def test_plugins_cli_lists_coevo_core_with_its_version():
     )
     out = proc.stdout
     assert "coevo-core" in out, proc.stdout + proc.stderr
-    core_line = next(line for line in out.splitlines() if "coevo-core" in line)
+    lines = out.splitlines()
+    first = next(i for i, line in enumerate(lines) if "coevo-core" in line)
+    core_line = lines[first]
+    for line in lines[first + 1:]:  # the row's wrapped continuation lines (an empty first cell)
+        cells = line.split("│")
+        if len(cells) < 3 or cells[1].strip():
+            break
+        core_line += " " + line
     assert coevo.core.__version__ in core_line
     assert "ok" in core_line
     assert "env:boxes" in core_line
     assert "algorithm:grpo" in core_line
+    # test scaffolding is registered by the tests (coevo.core.testing.components), not by the plugin
+    assert "unequal_forwards" not in out and "scripted_commits" not in out
     # exit status 0 unless some installed plugin failed to load
     assert proc.returncode == (1 if "failed" in out else 0)
 

@@ -1,4 +1,8 @@
-"""Entry point of coevo-core in the ``coevo.plugins`` group: registers core's own components."""
+"""Entry point of coevo-core in the ``coevo.plugins`` group: registers core's own components.
+
+Only real components: the test scaffolding registers itself from the tests
+(:mod:`coevo.core.testing.components`).
+"""
 
 
 def register() -> None:
@@ -14,7 +18,5 @@ def register() -> None:
 
     # heavy optional backend: imported only when chosen (rollout=vllm), so core imports without vLLM
     registry.rollout_engines.register("vllm", "coevo.core.rollout.vllm_engine:VLLMEngine")
-    # decisions from a fixed script: tests of rollback in real (multi-process) runs
-    registry.callbacks.register("scripted_commits", "coevo.core.testing.scripted_commits:ScriptedCommits")
-    # a deliberate rank mismatch (one extra forward on the last rank): tests of the collective timeout
-    registry.algorithms.register("unequal_forwards", "coevo.core.testing.unequal_forwards:UnequalForwards")
+    # test scaffolding (scripted_commits, unequal_forwards) is registered by the tests that use it:
+    # coevo.core.testing.components

@@ -2,6 +2,8 @@
 
 The CLI must run as its own program: Lightning's launcher starts the second rank by re-running
 the command line (``python -m coevo.core.cli.train …``), which inside pytest would be pytest.
+It runs ``python -m coevo.core.testing.train``: the CLI with the test components
+(``coevo.core.testing.components``: ``scripted_commits``, ``unequal_forwards``) registered.
 ``train_ddp`` runs the CLI with the fast test settings (``fast_configs.FAST_BOXES``) plus the
 caller's overrides and returns the finished process (fails the test with the output if it failed);
 ``trainer=FSDP`` runs the same job sharded (``trainer=fsdp_cpu``).
@@ -27,7 +29,7 @@ def train_ddp(config_dir: str, overrides: Iterable[str], cache_dir: Path, run_di
               trainer: Iterable[str] = DDP) -> subprocess.CompletedProcess:
     overrides = list(overrides)
     resuming = any(o.startswith("resume=") for o in overrides)  # a resume continues in its own folder
-    cmd = [sys.executable, "-m", "coevo.core.cli.train", *base, *trainer, f"warmstart.cache_dir={cache_dir}",
+    cmd = [sys.executable, "-m", "coevo.core.testing.train", *base, *trainer, f"warmstart.cache_dir={cache_dir}",
            *([] if resuming else [f"run_dir={run_dir}"]), *overrides]
     env = {**os.environ, "COEVO_CONFIG_DIR": config_dir, "OMP_NUM_THREADS": "1"}
     for key in ("LOCAL_RANK", "NODE_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
