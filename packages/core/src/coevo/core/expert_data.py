@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from coevo.core.agent.prompt import PromptSettings, expert_messages, opening
 from coevo.core.env.protocol import Environment
+from coevo.core.progress import track
 
 Message = dict[str, str]
 
@@ -30,7 +31,8 @@ def collect_expert_examples(
     """Play ``num_episodes`` tasks with ``env.expert_action()`` and record every step's prompt."""
     examples: list[list[Message]] = []
     won = 0
-    for index in range(first_index, first_index + num_episodes):
+    indices = range(first_index, first_index + num_episodes)
+    for index in track(indices, f"{env.name}: playing expert episodes"):
         episode, episode_won = record_episode(env, settings, split, index, lambda: env.expert_action())
         examples += episode
         won += int(episode_won)

@@ -26,6 +26,7 @@ import logging
 from coevo.core.agent.prompt import PromptSettings
 from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import ExpertEpisodes, Message, collect_expert_examples, record_episode
+from coevo.core.progress import track
 from coevo.rsipo.config import SKILL_KINDS, SkillSettings
 from coevo.rsipo.hindsight import expert_direct_path, hindsight_skill
 from coevo.rsipo.skills.library import library, static_skill
@@ -76,7 +77,8 @@ class SkillDemonstrations:
             log.warning("no skill-writing examples in the warm start: %s", exc)
             return acting
         template, writing, in_context = template_for(env.name), [], []
-        for i, index in enumerate(range(first_index, first_index + num_episodes)):
+        indices = range(first_index, first_index + num_episodes)
+        for i, index in enumerate(track(indices, f"{env.name}: skill-writing demonstrations")):
             if chosen(i, self.in_context_share):
                 in_context += self.acting_with_skill(env, prompt, split, index)
             if not chosen(i, self.share):

@@ -24,6 +24,7 @@ from coevo.core.env.protocol import Environment
 from coevo.core.expert_data import collect_expert_examples
 from coevo.core.policy.conversation import encode_conversation
 from coevo.core.policy.logprobs import sequence_token_logprobs
+from coevo.core.progress import track
 from coevo.rsipo.config import SkillSettings, WarmupSettings
 from coevo.rsipo.hindsight import direct_path, expert_attempt, hindsight_skill
 from coevo.rsipo.skills.library import static_skill
@@ -59,7 +60,8 @@ def warmup_samples(env: Environment, tokenizer, template: SkillTemplate, skill: 
                    settings: WarmupSettings) -> list[Sample]:
     """Writing prompt → library skill examples from ``settings.episodes`` expert episodes ([] without an expert)."""
     samples = []
-    for index in range(settings.first_index, settings.first_index + settings.episodes):
+    indices = range(settings.first_index, settings.first_index + settings.episodes)
+    for index in track(indices, f"{env.name}: skill-writing warm-up examples"):
         conversation = writing_conversation(env, template, skill, "train", index)
         if conversation is None:
             return []

@@ -54,6 +54,7 @@ from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.lora import apply_lora
+from coevo.core.progress import activity
 from coevo.core.reporting import plot_training, success_table
 from coevo.core.warmstart import check_compiler, warm_start
 
@@ -89,9 +90,21 @@ def build_policy(settings: TrainSchema, cfg: DictConfig, make_env, env_cfg, expe
                       f"SFT loss {stats['final_sft_loss']:.3f}, built in {stats['seconds']} s)")
         model, tokenizer = load_pretrained(folder)
     else:
-        data = (expert or collect_expert_examples)(make_env(), settings.agent.prompt, 50, "train", 0)
-        model, tokenizer = builder_cls(model_cfg).build(lambda: corpus_texts(data.examples))
+        with activity(f"loading the model (model={model_cfg.name})"):
+            model, tokenizer = builder_cls(model_cfg).build(lambda: tokenizer_corpus(make_env(), settings, expert))
     return apply_lora(model, model_cfg.lora), tokenizer
+
+
+#: expert episodes whose text trains a freshly built tokenizer (``model=tiny`` without a warm start)
+TOKENIZER_EPISODES = 50
+
+
+def tokenizer_corpus(env, settings: TrainSchema, expert=None) -> list[str]:
+    """The texts a builder without a tokenizer of its own trains one on: the prompts and replies of
+    ``TOKENIZER_EPISODES`` expert episodes. Called by the builder only when it needs them (``tiny``);
+    a pretrained model (``hf``, ``smollm2``) brings its tokenizer and plays no expert episode."""
+    data = (expert or collect_expert_examples)(env, settings.agent.prompt, TOKENIZER_EPISODES, "train", 0)
+    return corpus_texts(data.examples)
 
 
 def run(cfg: DictConfig) -> dict:
@@ -177,8 +190,9 @@ def run(cfg: DictConfig) -> dict:
         trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
         trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
     train_seconds = time.perf_counter() - start
-    if settings.eval.after:  # sharded over ranks: evaluate the full weights (a refreshed copy on each rank)
-        model = module.full_policy() if hasattr(module, "full_policy") else model
+    if settings.eval.after and hasattr(module, "full_policy"):  # sharded over ranks: the full weights
+        with activity("gathering the trained weights for the evaluation"):  # (a refreshed copy on each rank)
+            model = module.full_policy()
     after = run_eval("after") if settings.eval.after else None
 
     title = (f"{algo_cfg.name} on {env_cls.name}: held-out success "

