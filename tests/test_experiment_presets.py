@@ -61,3 +61,18 @@ def test_a_preset_without_model_path_names_the_key():
 def test_trainer_presets_validate(preset):
     trainer = validate(_compose(f"trainer={preset}"), TrainSchema, "train").trainer
     assert trainer.strategy == {"cpu": "auto", "ddp_cpu": "ddp", "ddp_gpu": "ddp", "fsdp": "fsdp"}[preset]
+
+
+@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("first", [True, False], ids=["model_after", "model_before"])
+def test_model_smollm2_replaces_a_presets_model_wherever_it_is_written(name, first):
+    """``experiment=… model=smollm2`` (either order) runs the preset with SmolLM2: the preset's
+    model group is replaced as Hydra users expect, its model settings (dtype, LoRA) kept, and nothing
+    asks for the hf model's ``model.path``."""
+    overrides = [f"experiment={name}", "model=smollm2"]
+    cfg = _compose(*(overrides if first else overrides[::-1]))
+    validate(cfg, TrainSchema, "train")
+    _, model = build_component(registry.models, cfg.model, "model")
+    assert cfg.model.name == "smollm2" and "path" not in cfg.model
+    assert (model.dtype, model.lora.enabled) == ("bfloat16", False)  # the preset's
+    assert cfg.algo.name == name.split("_")[0] and cfg.algo.optim.lr == 1e-6  # the rest of the preset stays

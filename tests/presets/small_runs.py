@@ -2,7 +2,7 @@
 for the paper's model: what the preset suite trains and ``bench/preset_startup.py`` times.
 
 Each preset keeps its algorithm, environment (the real one it names) and every paper setting; only
-the sizes shrink: 1 task per step, 2 episodes per group, 1-2 optimizer steps, short replies and
+the sizes shrink: 1 task per step, 2 episodes per group, one optimizer step, short replies and
 episodes, one-process CPU training in float32 (``trainer=cpu``; the presets select ``trainer=fsdp``
 for GPUs). The data folders are read in place from the shared folder beside the repository.
 """
@@ -24,7 +24,9 @@ COMMON = ["trainer=cpu", "model.dtype=float32", "trainer.progress_bar=false", "t
 
 _RSIPO = ["algo.tasks_per_step=1", "algo.group_size=2", "algo.skill.max_new_tokens=12", "algo.opsd_turns=8",
           "trainer.max_steps=1", "eval.num_tasks=1", "eval.batch_size=1"]
-_ALFWORLD = [*_RSIPO, f"env.data_dir={ALFWORLD}", "env.max_steps=3"]
+# the preset evaluates on valid_unseen (eval_out_of_distribution); the shared folder holds train and
+# valid_seen only, so the small run evaluates on valid_seen
+_ALFWORLD = [*_RSIPO, f"env.data_dir={ALFWORLD}", "env.max_steps=3", "eval.split=eval_in_distribution"]
 
 #: preset -> its own small sizes (on top of COMMON)
 SMALL = {
@@ -40,8 +42,9 @@ SMALL = {
         "algo.commit.samples=1", "eval.num_tasks=1", "eval.batch_size=1", "eval.samples_per_task=1",
         "eval.mode=greedy"],
     "rao_craft_qwen3_4b": ["algo.tasks_per_step=1", "algo.group_size=2", "algo.report.num_tasks=0",
-                           "algo.recursion.delegation.max_children=2", "algo.recursion.budget.max_depth=2",
-                           "trainer.max_steps=2", "eval.num_tasks=1", "eval.batch_size=1"],
+                           "algo.recursion.delegation.max_children=2", "algo.recursion.budget.max_depth=1",
+                           "algo.recursion.budget.agent_steps=3", "algo.recursion.budget.max_nodes=3",
+                           "trainer.max_steps=1"],
 }
 
 #: the shared data folder each preset reads (its suite test is skipped where it is absent)
