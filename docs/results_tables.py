@@ -105,7 +105,21 @@ def readme_benchmarks(root: Path) -> str:
     return _rows(["command", "what it measures", "recorded result"], rows)
 
 
+def preset_startup(root: Path) -> str:
+    """Seconds to the first training step per preset, one column per record (before / after a change)."""
+    records = json.loads((root / "bench" / "results" / "preset_startup.json").read_text())
+    presets = sorted({name for r in records for name in r["seconds_to_first_step"]})
+
+    def cell(value) -> str:
+        return "—" if value is None else f"{value:g} s" if isinstance(value, (int, float)) else str(value)
+
+    header = ["preset", *(f"{r['label']} ({r['commit']}, {r['date']}, {r['torch_threads']} threads)" for r in records)]
+    rows = [[f"`{name}`", *(cell(r["seconds_to_first_step"].get(name)) for r in records)] for name in presets]
+    return _rows(header, rows)
+
+
 TABLES: dict[str, Callable[[Path], str]] = {
+    "preset_startup": preset_startup,
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
 }

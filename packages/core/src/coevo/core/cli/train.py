@@ -174,7 +174,7 @@ def run(cfg: DictConfig) -> dict:
         capped = f" (all of it; eval.num_tasks={settings.eval.num_tasks})" if eval_tasks < settings.eval.num_tasks else ""
         say(f"[bold]eval ({tag})[/bold]: {eval_tasks} tasks of {escape(settings.eval.split)}{capped}, "
             f"{settings.eval.describe()}")
-        with stage(f"evaluation ({tag})"):
+        with stage(f"evaluation ({tag})"), activity(f"eval ({tag}): playing the held-out episodes"):
             summary = evaluate_all_ranks(model, tokenizer, make_env, settings.agent, settings.eval,
                                          context.engine_name, engine_cfg, env_cls.task_types)
         if dist.is_main():
