@@ -18,7 +18,6 @@ import json
 
 import pytest
 import torch
-
 from small_runs import DATA, PRESETS, REPOSITORY, overrides
 
 pytestmark = pytest.mark.presets
