@@ -59,6 +59,7 @@ console = Console()
 
 @registry.algorithms.register("rao")
 class RAO(GRPO):
+    plays_async = False  # its trees are played by its own runner, not by rollout() (not yet async)
     Config = RAOConfig
 
     @classmethod

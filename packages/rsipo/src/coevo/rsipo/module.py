@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
     Config = RSIPOConfig
     full_weight_forwards = True  # teacher log-probs and the frozen skill writer on each rank's full copy
+    plays_async = False  # its replays and skill writing play with the current weights in this process (not yet async)
 
     @classmethod
     def expert_source(cls, config: RSIPOConfig) -> SkillDemonstrations | None:

@@ -138,6 +138,7 @@ def turn_samples(
 
 @registry.algorithms.register("grpo")
 class GRPO(RolloutModule):
+    plays_async = True  # (without dynamic sampling: checked by the CLI)
     Config = GRPOConfig
 
     def __init__(self, config: GRPOConfig, context: AlgorithmContext):
@@ -273,8 +274,8 @@ class GRPO(RolloutModule):
         mask, adv, rollout_old = loss_tensors(mb, self.device)  # [b, T]
         logprobs = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
         old = logprobs.detach() if on_policy else rollout_old
-        if on_policy:  # before the step: the weights the engine should have sampled with
-            self.sync_check.add(logprobs, rollout_old, mask)
+        if on_policy and self.rollout_staleness == 0:  # before the step: the weights the engine sampled with
+            self.sync_check.add(logprobs, rollout_old, mask)  # (a stale batch's were older: TIS corrects it)
         weights = {} if self.tis is None else {"token_weights": self._tis_weights(mb, logprobs, rollout_old, mask,
                                                                                   on_policy)}
         pg_loss, pg_stats = self.loss_fn(

@@ -66,6 +66,9 @@ class RolloutModule(L.LightningModule):
     # rollouts (teacher log-probs, a distillation student), which under FSDP over several processes
     # need the hf engine's full copy (``no_grad_policy``); other engines are refused before any work
     full_weight_forwards = False
+    # True: every step's batch is played by ``rollout()`` with the step's default seed, so Ray workers
+    # may play it beside training (rollout.async.enabled; coevo.core.rollout.async_rollouts)
+    plays_async = False
 
     def __init__(self, context: AlgorithmContext, optim: OptimSettings, group_size: int):
         super().__init__()
@@ -79,6 +82,9 @@ class RolloutModule(L.LightningModule):
         self.agent = AgentLoop(self.engine, context.tokenizer, context.agent)
         self._envs = []
         self.batch_index = 0  # index of the current step's task batch in the data stream
+        self.async_rollouts = None  # rollout.async.enabled: the Ray workers' driver (use_async_rollouts)
+        self._async_state = None  # its checkpointed state, until training starts
+        self.rollout_staleness = 0  # trainer version - the version this step's episodes were played with
 
     def configure_model(self) -> None:
         # trainer=fsdp: the policy is the root FSDP unit, not this module (see policy/sharding.py)
@@ -129,6 +135,8 @@ class RolloutModule(L.LightningModule):
         # (a sharded policy has one copy of each parameter, split over the ranks: nothing to align)
         if not is_sharded(self.policy):
             dist.broadcast_parameters(self.policy)
+        if self.async_rollouts is not None:
+            self.on_train_start_async()
 
     def transfer_batch_to_device(self, batch, device, dataloader_idx):
         return batch  # a list of Tasks: nothing to move; the agent loop places tensors itself
@@ -159,6 +167,9 @@ class RolloutModule(L.LightningModule):
         refill round's; this rank's stream of it); ``sync=False`` when the engine already holds
         this step's weights (a second rollout before the update)."""
         g = group_size or self.group_size
+        if self.async_rollouts is not None and seed is None and g == self.group_size and sync:
+            return self._async_rollout(tasks)
+        self.rollout_staleness = 0
         start = time.perf_counter()
         if sync:
             self.engine.sync_weights(self.policy)
@@ -166,6 +177,39 @@ class RolloutModule(L.LightningModule):
                                rank_seed(step_seed(self.context.seed, self.batch_index) if seed is None else seed))
         self._rollout_seconds = time.perf_counter() - start
         return episodes
+
+    # -- rollouts beside training (rollout.async; coevo.core.rollout.async_rollouts) -------------
+    def use_async_rollouts(self, rollouts) -> None:
+        """Take this run's step batches from ``rollouts`` (an ``AsyncRollouts``) instead of playing them."""
+        self.async_rollouts = rollouts
+
+    def push_weights(self) -> None:
+        """Send the weights after this step's update to the rollout workers (``AsyncWeightPush``); their
+        version is the number of batches trained on."""
+        self.async_rollouts.push(self.batch_index + 1, unwrap_sharded(self.policy).state_dict())
+
+    def _async_rollout(self, tasks: list[Task]) -> list[Episode]:
+        """This step's batch as a worker played it; adopts the play's RNG state (as if played here)
+        and records its staleness (``rollout/staleness_*``, ``rollout/dropped_stale``)."""
+        result = self.async_rollouts.take(self.batch_index, tasks, self.batch_index)
+        torch.set_rng_state(result["rng_state"])
+        self.rollout_staleness = result["staleness"]
+        self._rollout_seconds = result["wait_seconds"]
+        metrics = {"rollout/policy_version": float(result["version"]), "rollout/staleness_mean": float(result["staleness"]),
+                   "rollout/staleness_max": float(result["staleness"]), "rollout/dropped_stale": float(result["dropped"]),
+                   "rollout/play_seconds": float(result["seconds"])}
+        self.step_metrics.update(metrics)
+        self.log_dict(metrics, on_step=True, prog_bar=False)
+        self.log("stale", float(result["staleness"]), prog_bar=True, on_step=True, logger=False)
+        return result["episodes"]
+
+    def on_train_start_async(self) -> None:
+        """Restore the workers' schedule from the checkpoint (if any) and push the starting weights."""
+        if self._async_state is not None:
+            self.async_rollouts.load_state_dict(self._async_state)
+            self._async_state = None
+        position = self.trainer.datamodule.position  # batches trained so far: the weights' version
+        self.async_rollouts.start(position, position, unwrap_sharded(self.policy).state_dict())
 
     def log_rollout_metrics(self, episodes: list[Episode]) -> dict[str, float]:
         """Success, reward, per-type rates… of all ranks' episodes of this step (identical on every rank)."""
@@ -231,8 +275,11 @@ class RolloutModule(L.LightningModule):
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         states = dist.gather_objects(torch.get_rng_state())  # collective: every rank saves, rank 0 writes
         checkpoint["coevo_rng"] = {"torch": states[0], "torch_per_rank": states}
+        if self.async_rollouts is not None:  # the batches in flight, finished: exact resume
+            checkpoint["coevo_async_rollouts"] = self.async_rollouts.state_dict()
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self._async_state = checkpoint.get("coevo_async_rollouts")
         state = checkpoint.get("coevo_rng")
         if state is None:
             return

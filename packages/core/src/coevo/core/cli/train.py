@@ -33,9 +33,11 @@ from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.loop import summarize
 from coevo.core.algos.context import AlgorithmContext
+from coevo.core.callbacks.async_weight_push import AsyncWeightPush
 from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
 from coevo.core.callbacks.metrics_history import MetricsHistory
 from coevo.core.callbacks.policy_export import PolicyExport
+from coevo.core.cli.async_setup import async_driver, check_async, stale_policy_correction
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
@@ -56,6 +58,8 @@ from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.lora import apply_lora
 from coevo.core.progress import activity
 from coevo.core.reporting import plot_training, success_table
+from coevo.core.rollout.async_rollouts import connect
+from coevo.core.rollout.async_settings import split_rollout_node
 from coevo.core.warmstart import check_compiler, warm_start
 
 log = logging.getLogger("coevo.train")
@@ -125,6 +129,9 @@ def run(cfg: DictConfig) -> dict:
         algo_cls, algo_cfg = build_component(registry.algorithms, cfg.algo, "algo")
         extra_callbacks = configured_callbacks(cfg.get("callbacks"))
         _, engine_cfg = engine_component(cfg.get("rollout"))
+        _, placement = split_rollout_node(cfg.get("rollout"))
+        check_async(placement, settings.trainer, algo_cls, algo_cfg, cfg.rollout.name if cfg.get("rollout") else "hf",
+                    cfg.get("callbacks"))
         require_sharded_rollouts(settings.trainer, cfg.rollout.name if cfg.get("rollout") else "hf", algo_cls,
                                  algo_cfg.name)
     with stage("data"):
@@ -141,6 +148,7 @@ def run(cfg: DictConfig) -> dict:
             check_writable_folder(settings.warmstart.cache_dir, "warmstart.cache_dir")
     with stage("config"):
         check_compiler(settings.warmstart)
+        ray_started = connect(placement.ray) if placement.asynchronous.enabled else False  # an unreachable address: refused
     start_processes(settings.trainer)  # trainer=ddp_cpu / fsdp: the other ranks start here and run the same code
     say = console.print if dist.is_main() else _silent
     if ckpt is None:
@@ -183,12 +191,25 @@ def run(cfg: DictConfig) -> dict:
 
     before = run_eval("before") if settings.eval.before else None
     with stage("training"):
+        stale_policy_correction(placement, algo_cfg, say)
         module = algo_cls(algo_cfg, context)
         datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
+        if placement.asynchronous.enabled:  # episodes from Ray workers, weights pushed after every step
+            module.use_async_rollouts(async_driver(placement, context, datamodule, algo_cfg.group_size,
+                                                   torch.get_num_threads()))
+            extra_callbacks = [AsyncWeightPush(), *extra_callbacks]
         trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks, model=model)
         start = time.perf_counter()
-        trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
-        trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
+        try:
+            trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
+            trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
+        finally:
+            if module.async_rollouts is not None:
+                module.async_rollouts.close()
+            if ray_started:
+                import ray
+
+                ray.shutdown()
     train_seconds = time.perf_counter() - start
     if settings.eval.after and hasattr(module, "full_policy"):  # sharded over ranks: the full weights
         with activity("gathering the trained weights for the evaluation"):  # (a refreshed copy on each rank)

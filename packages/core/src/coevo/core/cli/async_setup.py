@@ -1,0 +1,72 @@
+"""The train CLI's side of ``rollout.async``: what may run asynchronously (refused by name, before any
+work, otherwise), the stale-policy correction it turns on, and the driver it hands the algorithm.
+
+What runs asynchronously now: algorithms whose step batch is played by ``RolloutModule.rollout``
+(``plays_async``: GRPO and the policy-gradient family: every ``algo.advantage`` and ``algo.loss``),
+without dynamic sampling, one trainer process, the ``hf`` engine in the workers, no callback that
+judges the current weights (HEIRCOMMIT). The rest is refused with the key to change.
+"""
+
+from __future__ import annotations
+
+from omegaconf import DictConfig
+
+from coevo.core.config import ConfigError
+from coevo.core.data.rollout_datamodule import RolloutDataModule, task_batch
+from coevo.core.rollout.async_settings import RolloutPlacement
+
+#: ``algo.off_policy.tis_cap`` when ``max_staleness`` > 0 and the user set none (truncated IS weights
+#: correct the gap between the weights a sample was played with and the weights it trains)
+ASYNC_TIS_CAP = 2.0
+SYNC_ONLY_CALLBACKS = ("heircommit",)  # their judge plays with the weights of this very step
+
+
+def check_async(placement: RolloutPlacement, trainer, algo_cls, algo_cfg, engine_name: str,
+                callbacks: DictConfig | None) -> None:
+    """Refuse, naming the key, a run that cannot play asynchronously (``rollout.async.enabled=true``)."""
+    if not placement.asynchronous.enabled:
+        return
+    fix = "or set rollout.async.enabled=false"
+    if not getattr(algo_cls, "plays_async", False):
+        raise ConfigError(f"config error at 'rollout.async.enabled': algo={algo_cfg.name} does not play its batches "
+                          f"asynchronously yet (its episodes are not the step's plain groups); use algo=grpo, {fix}")
+    if getattr(getattr(algo_cfg, "dynamic_sampling", None), "enabled", False):
+        raise ConfigError(f"config error at 'algo.dynamic_sampling.enabled': its refill rounds play with this step's "
+                          f"weights in the trainer; set algo.dynamic_sampling.enabled=false, {fix}")
+    if getattr(algo_cfg, "updates_per_batch", 1) != 1:
+        raise ConfigError(f"config error at 'algo.updates_per_batch': asynchronous rollouts version the weights by "
+                          f"batch; set algo.updates_per_batch=1, {fix}")
+    if trainer.devices * trainer.num_nodes != 1 or trainer.strategy not in ("auto", "single_device"):
+        raise ConfigError(f"config error at 'trainer': asynchronous rollouts run beside one trainer process for now; "
+                          f"set trainer=cpu (one device), {fix}")
+    if engine_name != "hf":
+        raise ConfigError(f"config error at 'rollout.name': the rollout workers run the hf engine for now; set "
+                          f"rollout=hf, {fix}")
+    judged = [name for name in (callbacks or {}) if name in SYNC_ONLY_CALLBACKS]
+    if judged:
+        raise ConfigError(f"config error at 'callbacks.{judged[0]}': its judge compares the weights of this very "
+                          f"step, which asynchronous rollouts do not play with; drop +callbacks={judged[0]}, {fix}")
+
+
+def stale_policy_correction(placement: RolloutPlacement, algo_cfg, say) -> None:
+    """``max_staleness`` > 0 with no ``algo.off_policy.tis_cap``: turn truncated IS on (``ASYNC_TIS_CAP``)."""
+    off_policy = getattr(algo_cfg, "off_policy", None)
+    a = placement.asynchronous
+    if a.enabled and a.max_staleness > 0 and off_policy is not None and off_policy.tis_cap is None:
+        off_policy.tis_cap = ASYNC_TIS_CAP
+        say(f"rollout.async: samples up to {a.max_staleness} step(s) stale; truncated importance sampling on "
+            f"(algo.off_policy.tis_cap={ASYNC_TIS_CAP}; set it to change the cap)")
+
+
+def async_driver(placement: RolloutPlacement, context, datamodule: RolloutDataModule, group_size: int,
+                 threads: int):
+    """The Ray workers' driver for this run: batch ``k`` is the data module's, seeded as ``rollout()`` seeds it."""
+    from coevo.core.algos.rollout_module import rank_seed, step_seed
+    from coevo.core.rollout.async_rollouts import AsyncRollouts
+
+    def tasks_for(index: int):
+        return task_batch(datamodule.env, datamodule.split, datamodule.batch_size, index, datamodule.seed)
+
+    return AsyncRollouts(placement, context.model, context.tokenizer, context.make_env, context.agent,
+                         context.engine_name, context.engine_config, group_size, tasks_for,
+                         lambda index: rank_seed(step_seed(context.seed, index)), threads)

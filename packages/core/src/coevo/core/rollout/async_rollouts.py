@@ -1,0 +1,171 @@
+"""Rollouts beside training: batches played by Ray workers with a staleness bound and versioned weights.
+
+The trainer's weights after ``v`` optimizer steps are version ``v``. Batch ``k`` is trained at
+trainer version ``k + offset`` (one batch per optimizer step; ``offset`` is the step at which the
+run started minus its first batch index), and may be played with any version ``>= k + offset - s``
+(``s`` = ``rollout.async.max_staleness``). So after every push of version ``v`` the driver submits
+each batch up to ``v - offset + s``, to the workers in turn, with the newest weights: while the
+trainer updates on batch ``k``, the workers play batches ``k+1 … k+s``. With ``s = 0`` nothing is
+played ahead: batch ``k`` is played with the weights it is trained into, the synchronous algorithm
+in another process (the same episodes: the same weights, tasks and seed, and the trainer adopts the
+worker's RNG state after the play).
+
+A result older than the bound when it is taken (a worker slower than the schedule) is dropped,
+counted (``dropped_stale``) and played again with the current weights; it is never trained on.
+Workers keep the newest ``s + 1`` versions, so a batch always finds the version it was sent with.
+
+Exact resume: ``state_dict`` (taken at a checkpoint) waits for the batches in flight and keeps their
+finished episodes; ``load_state_dict`` puts them back, so no episode is trained on twice or lost, and
+every later batch is played as in the uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+import torch
+
+from coevo.core.agent.types import Episode, Turn
+from coevo.core.config import ConfigError
+from coevo.core.env.protocol import Task
+from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
+from coevo.core.rollout.worker import RolloutWorker
+
+
+def connect(settings: RaySettings) -> bool:
+    """Start or join Ray (``rollout.ray.address``); ``True`` when this call started a local instance.
+    An address that does not answer within ``connect_timeout_s`` is refused naming the key."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    outcome: dict[str, Any] = {}
+
+    def init() -> None:
+        try:
+            kwargs = {"address": settings.address} if settings.address else {"num_cpus": None}
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kwargs)
+            outcome["ok"] = True
+        except Exception as exc:  # noqa: BLE001 - Ray raises several types for an unreachable cluster
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=init, name="coevo-ray-init", daemon=True)
+    thread.start()
+    thread.join(settings.connect_timeout_s)
+    if "ok" not in outcome:
+        why = f" ({' '.join(str(outcome['error']).split())[:200]})" if "error" in outcome else \
+            f" (no answer within {settings.connect_timeout_s:g} s)"
+        raise ConfigError(f"config error at 'rollout.ray.address': cannot reach a Ray cluster at "
+                          f"'{settings.address or 'a local instance'}'{why}; start one (ray start --head) and pass "
+                          f"its address, or leave rollout.ray.address empty for a local instance")
+    return not settings.address
+
+
+class AsyncRollouts:
+    def __init__(self, placement: RolloutPlacement, model: torch.nn.Module, tokenizer, make_env, agent,
+                 engine_name: str, engine_config: Any, group_size: int, tasks_for: Callable[[int], list[Task]],
+                 seed_for: Callable[[int], int], threads: int):
+        import ray
+
+        self.settings = placement.asynchronous
+        self.staleness_bound = self.settings.max_staleness
+        self.group_size = group_size
+        self.tasks_for, self.seed_for = tasks_for, seed_for
+        connect(placement.ray)  # (the CLI connected before any work; a no-op then)
+        worker_cls = ray.remote(num_cpus=0)(RolloutWorker)  # CPU-bound like the trainer: no reservation
+        shipped = ray.put(copy.deepcopy(model).cpu())
+        self.workers = [worker_cls.remote(shipped, tokenizer, make_env, agent, engine_name, engine_config,
+                                          self.settings.threads or threads, self.staleness_bound + 1)
+                        for _ in range(self.settings.workers)]
+        self.version: int | None = None  # the newest weights pushed
+        self.offset = 0  # trainer version at which batch k is trained, minus k
+        self.next_index = 0  # the next batch to submit
+        self.pending: dict[int, Any] = {}  # batch index -> ObjectRef of its result
+        self.finished: dict[int, dict] = {}  # batch index -> result (restored from a checkpoint)
+        self.dropped_stale = 0  # episodes dropped for staleness, over the run
+
+    # -- the schedule ---------------------------------------------------------------------------
+    def start(self, version: int, first_index: int, state: dict[str, torch.Tensor]) -> None:
+        """Begin at trainer version ``version`` with batch ``first_index`` next; push the weights."""
+        self.offset = version - first_index
+        self.next_index = max(self.next_index, first_index)
+        self.push(version, state)
+
+    def push(self, version: int, state: dict[str, torch.Tensor]) -> None:
+        """Send weight version ``version`` to every worker, then submit the batches it may play."""
+        import ray
+
+        self.version = version
+        shared = ray.put({k: v.detach().cpu() for k, v in state.items()})
+        for worker in self.workers:
+            worker.set_weights.remote(version, shared)
+        while self.next_index + self.offset - self.staleness_bound <= version:
+            self._submit(self.next_index)
+            self.next_index += 1
+
+    def _submit(self, index: int) -> None:
+        if index in self.finished:
+            return
+        worker = self.workers[index % len(self.workers)]
+        self.pending[index] = worker.play.remote(index, self.tasks_for(index), self.group_size, self.seed_for(index),
+                                                 self.version)
+
+    def take(self, index: int, tasks: list[Task], trainer_version: int) -> dict:
+        """Batch ``index``'s result for training at ``trainer_version``: ``{episodes, version, staleness,
+        rng_state, dropped, wait_seconds, play_seconds}``; a result past the bound is dropped and replayed."""
+        import ray
+
+        if [t.task_id for t in tasks] != [t.task_id for t in self.tasks_for(index)]:
+            raise RuntimeError(f"batch {index}: the trainer's tasks differ from the ones played for it")
+        start, dropped = time.perf_counter(), 0
+        while True:
+            if index not in self.finished and index not in self.pending:
+                self._submit(index)
+            result = self.finished.pop(index, None) or ray.get(self.pending.pop(index))
+            staleness = trainer_version - result["version"]
+            if staleness <= self.staleness_bound:
+                break
+            dropped += len(result["episodes"])
+        self.dropped_stale += dropped
+        return {**result, "staleness": staleness, "dropped": dropped, "wait_seconds": time.perf_counter() - start}
+
+    # -- checkpoints ------------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """The batches in flight, finished (waits for them), as plain data; the schedule's counters."""
+        import ray
+
+        for index, ref in sorted(self.pending.items()):
+            self.finished[index] = ray.get(ref)
+        self.pending.clear()
+        return {"next_index": self.next_index, "dropped_stale": self.dropped_stale,
+                "finished": {str(k): plain_result(r) for k, r in sorted(self.finished.items())}}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.next_index = int(state["next_index"])
+        self.dropped_stale = int(state["dropped_stale"])
+        self.finished = {int(k): result_from_plain(r) for k, r in state["finished"].items()}
+
+    def close(self) -> None:
+        import ray
+
+        for worker in self.workers:
+            ray.kill(worker)
+        self.workers, self.pending = [], {}
+
+
+def plain_result(result: dict) -> dict:
+    """A worker's result as plain containers (a checkpoint loads them with ``weights_only``)."""
+    return {**result, "episodes": [asdict(ep) for ep in result["episodes"]]}
+
+
+def result_from_plain(result: dict) -> dict:
+    episodes = []
+    for ep in result["episodes"]:
+        turns = [Turn(**turn) for turn in ep["turns"]]
+        episodes.append(Episode(**{**ep, "task": Task(**ep["task"]), "turns": turns}))
+    return {**result, "episodes": episodes}

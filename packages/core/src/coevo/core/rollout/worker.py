@@ -1,0 +1,67 @@
+"""A rollout worker: its own copy of the policy, its own engine and environments, in its own process.
+
+``AsyncRollouts`` runs it as a Ray actor. It keeps the weight versions it was sent (the newest
+``keep`` of them), and plays a batch with the version it is asked for, exactly as the trainer's
+process would play it (``play_groups`` with the batch's seed), so a batch played here with the
+weights of step ``v`` equals the batch the synchronous algorithm plays after step ``v``. Every
+result carries that version, the engine's token log-probs (in the episodes' turns) and the global
+RNG state the play left (the trainer adopts it, so that its random stream is the synchronous one).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from coevo.core import registry
+from coevo.core.agent.groups import play_groups
+from coevo.core.agent.loop import AgentLoop, AgentSettings
+from coevo.core.env.protocol import Environment, Task
+
+
+class StaleVersionError(RuntimeError):
+    """A play asked for weights the worker was never sent, or has already dropped."""
+
+
+class RolloutWorker:
+    def __init__(self, model: torch.nn.Module, tokenizer, make_env: Callable[[], Environment], agent: AgentSettings,
+                 engine_name: str, engine_config: Any, threads: int, keep: int):
+        torch.set_num_threads(threads)
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.make_env = make_env
+        self.engine = registry.rollout_engines.get(engine_name)(engine_config, self.model, tokenizer)
+        self.agent = AgentLoop(self.engine, tokenizer, agent)
+        self.envs: list[Environment] = []
+        self.keep = keep
+        self.versions: dict[int, dict[str, torch.Tensor]] = {}
+        self.loaded: int | None = None  # the version in self.model
+
+    def set_weights(self, version: int, state: dict[str, torch.Tensor]) -> int:
+        """Keep ``state`` as weight version ``version`` (dropping all but the newest ``keep``)."""
+        self.versions[version] = state
+        for old in sorted(self.versions)[: -self.keep]:
+            del self.versions[old]
+        return version
+
+    def play(self, index: int, tasks: list[Task], group_size: int, seed: int, version: int) -> dict:
+        """``group_size`` episodes of every task with weight version ``version``: ``{index, version,
+        episodes, rng_state, seconds}``."""
+        if version not in self.versions:
+            raise StaleVersionError(f"batch {index} asks for weight version {version}; this worker holds "
+                                    f"{sorted(self.versions)}")
+        start = time.perf_counter()
+        if self.loaded != version:
+            self.model.load_state_dict(self.versions[version])
+            self.loaded = version
+        while len(self.envs) < len(tasks) * group_size:
+            self.envs.append(self.make_env())
+        episodes = play_groups(self.agent, tasks, group_size, self.envs, seed)
+        return {"index": index, "version": version, "episodes": episodes, "rng_state": torch.get_rng_state(),
+                "seconds": time.perf_counter() - start}
+
+    def versions_held(self) -> list[int]:
+        return sorted(self.versions)
