@@ -55,6 +55,14 @@ TRAIN_CASES = [
     (["rollout.name=nope"], "rollout.name"),
     (["+callbacks.audit.name=nope"], "callbacks.audit.name"),
     (["warmstart.enabled=true", "warmstart.cache_dir=/proc/coevo-x"], "warmstart.cache_dir"),
+    (["rollout.async.max_staleness=-1"], "rollout.async.max_staleness"),
+    (["rollout.async.workers=0"], "rollout.async.workers"),
+    (["rollout.async.stalenes=1"], "rollout.async.stalenes"),
+    (["rollout.ray.connect_timeout_s=0"], "rollout.ray.connect_timeout_s"),
+    (["rollout.async.enabled=true", "algo.dynamic_sampling.enabled=true"], "algo.dynamic_sampling.enabled"),
+    (["rollout.async.enabled=true", "algo.updates_per_batch=2"], "algo.updates_per_batch"),
+    (["rollout.async.enabled=true", "trainer=ddp_cpu"], "trainer"),
+    (["rollout.async.enabled=true", "rollout=vllm"], "rollout"),
 ]
 
 
@@ -78,6 +86,16 @@ def _refused(main, capsys) -> str:
     errors = [line for line in text.splitlines() if line.startswith("error")]
     assert len(errors) == 1, text
     return errors[0]
+
+
+def test_async_without_ray_names_the_extra(argv, capsys, tmp_path, monkeypatch):
+    from coevo.core.rollout import async_settings
+
+    monkeypatch.setattr(async_settings, "ray_installed", lambda: False)
+    argv(*FAST, f"run_dir={tmp_path / 'run'}", "rollout.async.enabled=true")
+    line = _refused(train.main, capsys)
+    assert "rollout.async.enabled" in line and "pip install 'coevo-core[async]'" in line
+    assert not (tmp_path / "run").exists()
 
 
 def _bad_model_folders(root):

@@ -22,7 +22,11 @@ TIMING = ("seconds", "rollout/")  # wall times and the async-only stamps differ 
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    from coevo.core.rollout.async_rollouts import connect
+    from coevo.core.rollout.async_settings import RaySettings
+
+    assert connect(RaySettings())  # a local instance
+    assert ray.util.get_node_ip_address() == "127.0.0.1"  # on the loopback interface only
     yield
     ray.shutdown()
 

@@ -13,7 +13,7 @@ from omegaconf import DictConfig
 
 from coevo.core.config import ConfigError
 from coevo.core.data.rollout_datamodule import RolloutDataModule, task_batch
-from coevo.core.rollout.async_settings import RolloutPlacement
+from coevo.core.rollout.async_settings import RolloutPlacement, require_ray
 
 #: ``algo.off_policy.tis_cap`` when ``max_staleness`` > 0 and the user set none (truncated IS weights
 #: correct the gap between the weights a sample was played with and the weights it trains)
@@ -46,6 +46,7 @@ def check_async(placement: RolloutPlacement, trainer, algo_cls, algo_cfg, engine
     if judged:
         raise ConfigError(f"config error at 'callbacks.{judged[0]}': its judge compares the weights of this very "
                           f"step, which asynchronous rollouts do not play with; drop +callbacks={judged[0]}, {fix}")
+    require_ray(placement)
 
 
 def stale_policy_correction(placement: RolloutPlacement, algo_cfg, say) -> None:

@@ -22,7 +22,8 @@ every later batch is played as in the uninterrupted run.
 from __future__ import annotations
 
 import copy
-import threading
+import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -37,32 +38,38 @@ from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
 from coevo.core.rollout.worker import RolloutWorker
 
 
+#: set to "0" before Ray is imported, Ray takes 127.0.0.1 as this node's address: a local instance
+#: (and a cluster on this machine's loopback) then listens and talks on the loopback interface only
+LOOPBACK_NODE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
 def connect(settings: RaySettings) -> bool:
-    """Start or join Ray (``rollout.ray.address``); ``True`` when this call started a local instance.
-    An address that does not answer within ``connect_timeout_s`` is refused naming the key."""
+    """Start or join Ray (``rollout.ray.address``); ``True`` when this call started a local instance
+    (on the loopback interface only). A ``host:port`` that does not accept a connection within
+    ``connect_timeout_s``, or a cluster Ray cannot join, is refused naming the key. (``ray.init`` runs
+    in the calling thread: the local instance's processes die with the thread that started them.)"""
+    host, _, port = settings.address.rpartition(":")
+    if host in ("", "127.0.0.1", "localhost") and "://" not in settings.address:
+        os.environ.setdefault(LOOPBACK_NODE, "0")
     import ray
 
     if ray.is_initialized():
         return False
-    outcome: dict[str, Any] = {}
-
-    def init() -> None:
+    where = settings.address or "a local instance"
+    if host and port.isdigit() and "://" not in settings.address:
         try:
-            kwargs = {"address": settings.address} if settings.address else {"num_cpus": None}
-            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kwargs)
-            outcome["ok"] = True
-        except Exception as exc:  # noqa: BLE001 - Ray raises several types for an unreachable cluster
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=init, name="coevo-ray-init", daemon=True)
-    thread.start()
-    thread.join(settings.connect_timeout_s)
-    if "ok" not in outcome:
-        why = f" ({' '.join(str(outcome['error']).split())[:200]})" if "error" in outcome else \
-            f" (no answer within {settings.connect_timeout_s:g} s)"
-        raise ConfigError(f"config error at 'rollout.ray.address': cannot reach a Ray cluster at "
-                          f"'{settings.address or 'a local instance'}'{why}; start one (ray start --head) and pass "
-                          f"its address, or leave rollout.ray.address empty for a local instance")
+            socket.create_connection((host, int(port)), timeout=settings.connect_timeout_s).close()
+        except OSError as exc:
+            raise ConfigError(f"config error at 'rollout.ray.address': nothing answers at '{where}' ({exc}); start "
+                              f"a cluster (ray start --head) and pass its address, or leave rollout.ray.address empty "
+                              f"for a local instance") from None
+    kwargs = {"address": settings.address} if settings.address else {}
+    try:
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ConfigError(f"config error at 'rollout.ray.address': cannot join the Ray cluster at '{where}' "
+                          f"({' '.join(str(exc).split())[:200]}); check the address, or leave it empty for a local "
+                          f"instance") from None
     return not settings.address
 
 

@@ -52,7 +52,15 @@ def split_rollout_node(node: DictConfig | dict | None) -> tuple[dict, RolloutPla
     plain = OmegaConf.to_container(OmegaConf.create(node), resolve=True) if node is not None else {"name": "hf"}
     placement = RolloutPlacement(validate(plain.pop("async", None), AsyncRolloutSettings, "rollout.async"),
                                  validate(plain.pop("ray", None), RaySettings, "rollout.ray"))
-    if placement.asynchronous.enabled and importlib.util.find_spec("ray") is None:
+    return plain, placement
+
+
+def ray_installed() -> bool:
+    return importlib.util.find_spec("ray") is not None
+
+
+def require_ray(placement: RolloutPlacement) -> None:
+    """``rollout.async.enabled=true`` without Ray: one line naming the extra to install."""
+    if placement.asynchronous.enabled and not ray_installed():
         raise ConfigError(f"config error at 'rollout.async.enabled': asynchronous rollouts run on Ray workers, and "
                           f"Ray is not installed: {INSTALL} (or set rollout.async.enabled=false)")
-    return plain, placement
