@@ -37,7 +37,6 @@ from coevo.core.env.protocol import Task
 from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
 from coevo.core.rollout.worker import RolloutWorker
 
-
 #: set to "0" before Ray is imported, Ray takes 127.0.0.1 as this node's address: a local instance
 #: (and a cluster on this machine's loopback) then listens and talks on the loopback interface only
 LOOPBACK_NODE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
