@@ -118,8 +118,33 @@ def preset_startup(root: Path) -> str:
     return _rows(header, rows)
 
 
+def async_rollouts(root: Path) -> str:
+    """Sync vs async rollouts: mean over seeds of steps/s, tokens/s, held-out success; the speedup per seed."""
+    record = _record(root, "async_rollouts")
+
+    def histogram(name: str) -> str:
+        counts: dict[str, int] = {}
+        for r in record["runs"]:
+            if ("sync" if r["mode"] == "sync" else f"async_s{r['max_staleness']}") == name:
+                for staleness, n in r["staleness_histogram"].items():
+                    counts[staleness] = counts.get(staleness, 0) + n
+        return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "—"
+
+    rows = []
+    for name, s in record["summary"].items():
+        threads = record["sync_threads"] if name == "sync" else f"{record['async_threads']} + {record['async_threads']}"
+        rows.append([f"`{name}`", str(threads), f"{s['steps_per_s']:.3f}", f"{s['agent_tokens_per_s']:,.0f}",
+                     f"×{s['speedup']:.2f}" if s.get("speedup") else "—", histogram(name),
+                     f"{100 * s['dropped_share']:.1f}%", f"{100 * s['heldout_after']:.1f}",
+                     f"{100 * s['heldout_after_greedy']:.1f}" if "heldout_after_greedy" in s else "—"])
+    return _rows(["run", "torch threads", "steps/s", "agent tok/s", "speedup", "staleness: steps",
+                  "dropped", "held-out after, %", "greedy, %"], rows) + (
+        f"\n{len(record['seeds'])} seed(s) × {record['steps']} steps, {record['machine']}, commit {record['commit']}, "
+        f"{record['date']}: `{record['command']}`\n")
+
+
 TABLES: dict[str, Callable[[Path], str]] = {
-    "preset_startup": preset_startup,
+    "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
 }

@@ -218,7 +218,8 @@ def run(cfg: DictConfig) -> dict:
 
     title = (f"{algo_cfg.name} on {env_cls.name}: held-out success "
              f"({settings.eval.split}, {settings.eval.describe()})")
-    result = {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step}
+    result = {"before": before, "after": after, "run_dir": str(run_dir), "steps": trainer.global_step,
+              "train_seconds": train_seconds}
     if not dist.is_main():
         return result
     with stage("report"):

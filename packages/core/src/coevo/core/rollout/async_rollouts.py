@@ -34,6 +34,7 @@ import torch
 from coevo.core.agent.types import Episode, Turn
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
+from coevo.core.progress import activity
 from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
 from coevo.core.rollout.worker import RolloutWorker
 
@@ -84,10 +85,12 @@ class AsyncRollouts:
         self.tasks_for, self.seed_for = tasks_for, seed_for
         connect(placement.ray)  # (the CLI connected before any work; a no-op then)
         worker_cls = ray.remote(num_cpus=0)(RolloutWorker)  # CPU-bound like the trainer: no reservation
-        shipped = ray.put(copy.deepcopy(model).cpu())
-        self.workers = [worker_cls.remote(shipped, tokenizer, make_env, agent, engine_name, engine_config,
-                                          self.settings.threads or threads, self.staleness_bound + 1)
-                        for _ in range(self.settings.workers)]
+        with activity(f"starting {self.settings.workers} rollout worker(s) on Ray"):
+            shipped = ray.put(copy.deepcopy(model).cpu())
+            self.workers = [worker_cls.remote(shipped, tokenizer, make_env, agent, engine_name, engine_config,
+                                              self.settings.threads or threads, self.staleness_bound + 1)
+                            for _ in range(self.settings.workers)]
+            ray.get([worker.versions_held.remote() for worker in self.workers])  # every worker is up
         self.version: int | None = None  # the newest weights pushed
         self.offset = 0  # trainer version at which batch k is trained, minus k
         self.next_index = 0  # the next batch to submit

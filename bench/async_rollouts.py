@@ -1,0 +1,107 @@
+"""Synchronous vs asynchronous rollouts side by side: GRPO on household with the tiny model, one Ray worker.
+
+The same model (the default cached warm start), tasks, seeds and sample count in one process, one
+after the other: ``sync`` (the trainer plays, then updates; ``--sync-threads`` torch threads) and
+``async`` with ``rollout.async.max_staleness`` 1 and 2 (one rollout worker beside the trainer, each
+with ``--async-threads`` threads). Per run: training wall time, steps/s, trained agent tokens/s, the
+staleness of every step's batch (histogram), the share of samples dropped as too stale, and held-out
+success after training (``eval.*`` defaults: sampled and greedy). ``speedup`` = async steps/s over
+sync steps/s, per seed. Launch (from the repository root, with ``coevo-core[async]``):
+
+    .venv/bin/python bench/async_rollouts.py --steps 10 --seeds 0 1 2
+
+Results: ``bench/results/async_rollouts.json`` (command, commit, date, machine, threads, seeds).
+On 2 cores the worker and the trainer share the machine: the overlap can only hide the part of a
+step where one side leaves a core idle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
+    from coevo.core.cli import train
+    from coevo.core.cli.config_sources import compose_config
+
+    run_dir = work / f"{mode}{staleness}-s{seed}"
+    threads = args.sync_threads if mode == "sync" else args.async_threads
+    overrides = [f"seed={seed}", f"trainer.max_steps={args.steps}", f"run_dir={run_dir}", "eval.before=false",
+                 "trainer.progress_bar=false", f"trainer.cpu_threads={threads}", *args.overrides]
+    if mode == "async":
+        overrides += ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}",
+                      f"rollout.async.threads={args.async_threads}"]
+    result = train.run(compose_config("train", overrides, repository=str(ROOT / "configs")))
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    tokens = sum(r.get("train/agent_tokens", 0.0) for r in rows)
+    samples = sum(r.get("train/budget/rollouts", 0.0) for r in rows)
+    dropped = sum(r.get("rollout/dropped_stale", 0.0) for r in rows)
+    after = result["after"] or {}
+    return {"mode": mode, "max_staleness": staleness if mode == "async" else None, "seed": seed,
+            "torch_threads": threads, "steps": result["steps"], "train_seconds": round(result["train_seconds"], 2),
+            "steps_per_s": round(result["steps"] / result["train_seconds"], 4),
+            "agent_tokens_per_s": round(tokens / result["train_seconds"], 1),
+            "staleness_histogram": dict(sorted(Counter(int(r.get("rollout/staleness_max", 0)) for r in rows).items())),
+            "dropped_share": dropped / max(samples + dropped, 1.0),
+            "heldout_after": after.get("success"), "heldout_after_greedy": after.get("greedy/success")}
+
+
+def summarise(runs: list[dict]) -> dict:
+    summary = {}
+    for key in sorted({(r["mode"], r["max_staleness"]) for r in runs}, key=str):
+        mine = [r for r in runs if (r["mode"], r["max_staleness"]) == key]
+        name = "sync" if key[0] == "sync" else f"async_s{key[1]}"
+        summary[name] = {field: round(statistics.mean(r[field] for r in mine), 4)
+                         for field in ("steps_per_s", "agent_tokens_per_s", "heldout_after", "heldout_after_greedy",
+                                       "dropped_share") if all(r[field] is not None for r in mine)}
+    for name, values in summary.items():
+        if name != "sync":
+            speedups = [a["steps_per_s"] / s["steps_per_s"] for a in runs for s in runs
+                        if s["mode"] == "sync" and a["mode"] == "async" and f"async_s{a['max_staleness']}" == name
+                        and a["seed"] == s["seed"]]
+            values["speedup"] = round(statistics.mean(speedups), 3) if speedups else None
+    return summary
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--staleness", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--sync-threads", type=int, default=2, help="torch threads of the synchronous run")
+    parser.add_argument("--async-threads", type=int, default=1, help="torch threads of the trainer and of the worker")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "async_rollouts.json")
+    parser.add_argument("overrides", nargs="*", help="extra key=value overrides for every run")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)  # the default warm-start cache
+    runs = []
+    with tempfile.TemporaryDirectory() as work:
+        for seed in args.seeds:
+            for mode, staleness in [("sync", 0), *(("async", s) for s in args.staleness)]:
+                runs.append(run(mode, staleness, seed, args, Path(work)))
+                print(json.dumps(runs[-1]), flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    record = {"command": " ".join([".venv/bin/python", "bench/async_rollouts.py", *(argv or sys.argv[1:])]),
+              "commit": commit.stdout.strip(), "date": datetime.date.today().isoformat(),
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "seeds": args.seeds, "steps": args.steps,
+              "sync_threads": args.sync_threads, "async_threads": args.async_threads, "workers": 1,
+              "summary": summarise(runs), "runs": runs}
+    args.out.write_text(json.dumps(record, indent=2) + "\n")
+    print(json.dumps(record["summary"], indent=2))
+    return record
+
+
+if __name__ == "__main__":
+    main()
