@@ -103,3 +103,30 @@ def test_weights_a_worker_was_not_sent_trip_the_self_check(compose_train, tmp_pa
     cfg = compose_train(*RUN, *_async(0), "trainer.max_steps=3", f"run_dir={tmp_path / 'run'}")
     with pytest.raises(WeightSyncError, match="disagree"):
         train.run(cfg)
+
+
+def test_a_killed_worker_is_restarted_and_its_batches_replayed_exactly(compose_train, tmp_path, monkeypatch):
+    """kill -9 the rollout worker's process after step 1's push: Ray starts it again, the driver sends
+    it the kept weight versions and replays its unfinished batch with the same version and seed; the
+    run goes on and ends as the undisturbed run does."""
+    import os
+    import signal
+
+    from coevo.core.algos.rollout_module import RolloutModule
+
+    undisturbed, killed = tmp_path / "undisturbed", tmp_path / "killed"
+    train.run(compose_train(*RUN, *_async(1), "trainer.max_steps=4", f"run_dir={undisturbed}"))
+    push = RolloutModule.push_weights
+
+    def push_then_kill(self):
+        push(self)
+        if self.batch_index == 1:  # batch 2 is in flight on the worker
+            os.kill(ray.get(self.async_rollouts.workers[0].pid.remote()), signal.SIGKILL)
+
+    monkeypatch.setattr(RolloutModule, "push_weights", push_then_kill)
+    train.run(compose_train(*RUN, *_async(1), "trainer.max_steps=4", f"run_dir={killed}"))
+    rows = _metrics(killed)
+    assert rows[-1]["rollout/worker_restarts"] >= 1
+    assert _comparable(rows) == _comparable(_metrics(undisturbed))
+    a, b = _weights(undisturbed), _weights(killed)
+    assert all(torch.equal(a[k], b[k]) for k in a)

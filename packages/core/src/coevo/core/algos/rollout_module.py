@@ -197,7 +197,8 @@ class RolloutModule(L.LightningModule):
         self._rollout_seconds = result["wait_seconds"]
         metrics = {"rollout/policy_version": float(result["version"]), "rollout/staleness_mean": float(result["staleness"]),
                    "rollout/staleness_max": float(result["staleness"]), "rollout/dropped_stale": float(result["dropped"]),
-                   "rollout/play_seconds": float(result["seconds"])}
+                   "rollout/play_seconds": float(result["seconds"]),
+                   "rollout/worker_restarts": float(self.async_rollouts.worker_restarts)}
         self.step_metrics.update(metrics)
         self.log_dict(metrics, on_step=True, prog_bar=False)
         self.log("stale", float(result["staleness"]), prog_bar=True, on_step=True, logger=False)

@@ -14,6 +14,11 @@ A result older than the bound when it is taken (a worker slower than the schedul
 counted (``dropped_stale``) and played again with the current weights; it is never trained on.
 Workers keep the newest ``s + 1`` versions, so a batch always finds the version it was sent with.
 
+A worker that dies (its process killed) is restarted by Ray (``max_restarts``); the driver keeps the
+last ``s + 1`` weight versions in Ray's object store, sends them to the new process and replays the
+dead worker's unfinished batches with the version and seed each was started with, so the episodes
+are the ones it would have returned (counted: ``worker_restarts``, ``replayed_batches``).
+
 Exact resume: ``state_dict`` (taken at a checkpoint) waits for the batches in flight and keeps their
 finished episodes; ``load_state_dict`` puts them back, so no episode is trained on twice or lost, and
 every later batch is played as in the uninterrupted run.
@@ -36,7 +41,9 @@ from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
 from coevo.core.progress import activity
 from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
-from coevo.core.rollout.worker import RolloutWorker
+from coevo.core.rollout.worker import RolloutWorker, StaleVersionError
+
+RESTART_SECONDS = 120  # the longest wait for Ray to start a dead worker again
 
 #: set to "0" before Ray is imported, Ray takes 127.0.0.1 as this node's address: a local instance
 #: (and a cluster on this machine's loopback) then listens and talks on the loopback interface only
@@ -84,9 +91,11 @@ class AsyncRollouts:
         self.group_size = group_size
         self.tasks_for, self.seed_for = tasks_for, seed_for
         connect(placement.ray)  # (the CLI connected before any work; a no-op then)
-        worker_cls = ray.remote(num_cpus=0)(RolloutWorker)  # CPU-bound like the trainer: no reservation
+        # CPU-bound like the trainer: no reservation; a dead worker's process is started again
+        worker_cls = ray.remote(num_cpus=0, max_restarts=-1)(RolloutWorker)
         with activity(f"starting {self.settings.workers} rollout worker(s) on Ray"):
-            shipped = ray.put(copy.deepcopy(model).cpu())
+            # held for the run: a restarted worker is built again from the same arguments
+            self.shipped_model = shipped = ray.put(copy.deepcopy(model).cpu())
             self.workers = [worker_cls.remote(shipped, tokenizer, make_env, agent, engine_name, engine_config,
                                               self.settings.threads or threads, self.staleness_bound + 1)
                             for _ in range(self.settings.workers)]
@@ -94,9 +103,12 @@ class AsyncRollouts:
         self.version: int | None = None  # the newest weights pushed
         self.offset = 0  # trainer version at which batch k is trained, minus k
         self.next_index = 0  # the next batch to submit
-        self.pending: dict[int, Any] = {}  # batch index -> ObjectRef of its result
+        self.pending: dict[int, tuple[Any, int]] = {}  # batch index -> (ObjectRef of its result, its version)
         self.finished: dict[int, dict] = {}  # batch index -> result (restored from a checkpoint)
+        self.version_refs: dict[int, Any] = {}  # the last s + 1 weight versions, in Ray's object store
         self.dropped_stale = 0  # episodes dropped for staleness, over the run
+        self.worker_restarts = 0  # plays lost with a dead worker, over the run
+        self.replayed_batches = 0  # batches played again after it
 
     # -- the schedule ---------------------------------------------------------------------------
     def start(self, version: int, first_index: int, state: dict[str, torch.Tensor]) -> None:
@@ -111,23 +123,60 @@ class AsyncRollouts:
 
         self.version = version
         shared = ray.put({k: v.detach().cpu() for k, v in state.items()})
+        self.version_refs[version] = shared
+        for old in sorted(self.version_refs)[: -(self.staleness_bound + 1)]:
+            del self.version_refs[old]
         for worker in self.workers:
             worker.set_weights.remote(version, shared)
         while self.next_index + self.offset - self.staleness_bound <= version:
             self._submit(self.next_index)
             self.next_index += 1
 
-    def _submit(self, index: int) -> None:
+    def _submit(self, index: int, version: int | None = None) -> None:
         if index in self.finished:
             return
+        version = self.version if version is None else version
         worker = self.workers[index % len(self.workers)]
-        self.pending[index] = worker.play.remote(index, self.tasks_for(index), self.group_size, self.seed_for(index),
-                                                 self.version)
+        ref = worker.play.remote(index, self.tasks_for(index), self.group_size, self.seed_for(index), version)
+        self.pending[index] = (ref, version)
+
+    def _result(self, index: int) -> dict:
+        """Batch ``index``'s result; a worker that died meanwhile is given the weights again and the batch
+        is replayed with the version it was started with."""
+        import ray
+        from ray.exceptions import RayActorError
+
+        while True:
+            ref, version = self.pending.pop(index)
+            try:
+                return ray.get(ref)
+            except (RayActorError, StaleVersionError):  # died, or restarted and missed the weights sent before
+                worker = self.workers[index % len(self.workers)]
+                if self._await_restart(worker):
+                    self.worker_restarts += 1
+                    for kept, weights in sorted(self.version_refs.items()):  # oldest first
+                        worker.set_weights.remote(kept, weights)
+                self._submit(index, version)
+                self.replayed_batches += 1
+
+    def _await_restart(self, worker) -> bool:
+        """Wait until Ray has started ``worker`` again (``RESTART_SECONDS`` at most); ``True`` if it had
+        lost its weights (a new process), ``False`` if it still holds them."""
+        import ray
+        from ray.exceptions import GetTimeoutError, RayActorError
+
+        deadline = time.monotonic() + RESTART_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                return not ray.get(worker.versions_held.remote(), timeout=RESTART_SECONDS)
+            except (RayActorError, GetTimeoutError):
+                time.sleep(0.5)
+        raise RuntimeError(f"a rollout worker died and Ray did not start it again within {RESTART_SECONDS} s; "
+                           f"check the Ray cluster (ray status)")
 
     def take(self, index: int, tasks: list[Task], trainer_version: int) -> dict:
         """Batch ``index``'s result for training at ``trainer_version``: ``{episodes, version, staleness,
         rng_state, dropped, wait_seconds, play_seconds}``; a result past the bound is dropped and replayed."""
-        import ray
 
         if [t.task_id for t in tasks] != [t.task_id for t in self.tasks_for(index)]:
             raise RuntimeError(f"batch {index}: the trainer's tasks differ from the ones played for it")
@@ -135,7 +184,7 @@ class AsyncRollouts:
         while True:
             if index not in self.finished and index not in self.pending:
                 self._submit(index)
-            result = self.finished.pop(index, None) or ray.get(self.pending.pop(index))
+            result = self.finished.pop(index, None) or self._result(index)
             staleness = trainer_version - result["version"]
             if staleness <= self.staleness_bound:
                 break
@@ -146,17 +195,18 @@ class AsyncRollouts:
     # -- checkpoints ------------------------------------------------------------------------------
     def state_dict(self) -> dict:
         """The batches in flight, finished (waits for them), as plain data; the schedule's counters."""
-        import ray
 
-        for index, ref in sorted(self.pending.items()):
-            self.finished[index] = ray.get(ref)
-        self.pending.clear()
+        for index in sorted(self.pending):
+            self.finished[index] = self._result(index)
         return {"next_index": self.next_index, "dropped_stale": self.dropped_stale,
+                "worker_restarts": self.worker_restarts, "replayed_batches": self.replayed_batches,
                 "finished": {str(k): plain_result(r) for k, r in sorted(self.finished.items())}}
 
     def load_state_dict(self, state: dict) -> None:
         self.next_index = int(state["next_index"])
         self.dropped_stale = int(state["dropped_stale"])
+        self.worker_restarts = int(state.get("worker_restarts", 0))
+        self.replayed_batches = int(state.get("replayed_batches", 0))
         self.finished = {int(k): result_from_plain(r) for k, r in state["finished"].items()}
 
     def close(self) -> None:

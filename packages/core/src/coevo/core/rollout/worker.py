@@ -10,6 +10,7 @@ RNG state the play left (the trainer adopts it, so that its random stream is the
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -65,3 +66,7 @@ class RolloutWorker:
 
     def versions_held(self) -> list[int]:
         return sorted(self.versions)
+
+    def pid(self) -> int:
+        """This worker's process id (a test kills it)."""
+        return os.getpid()
