@@ -186,7 +186,8 @@ class RolloutModule(L.LightningModule):
     def push_weights(self) -> None:
         """Send the weights after this step's update to the rollout workers (``AsyncWeightPush``); their
         version is the number of batches trained on."""
-        self.async_rollouts.push(self.batch_index + 1, unwrap_sharded(self.policy).state_dict())
+        self.async_rollouts.push(self.batch_index + 1, pushed_weights(unwrap_sharded(self.policy),
+                                                                     self.async_rollouts.settings.push))
 
     def _async_rollout(self, tasks: list[Task]) -> list[Episode]:
         """This step's batch as a worker played it; adopts the play's RNG state (as if played here)
@@ -198,7 +199,9 @@ class RolloutModule(L.LightningModule):
         metrics = {"rollout/policy_version": float(result["version"]), "rollout/staleness_mean": float(result["staleness"]),
                    "rollout/staleness_max": float(result["staleness"]), "rollout/dropped_stale": float(result["dropped"]),
                    "rollout/play_seconds": float(result["seconds"]),
-                   "rollout/worker_restarts": float(self.async_rollouts.worker_restarts)}
+                   "rollout/worker_restarts": float(self.async_rollouts.worker_restarts),
+                   "rollout/push_bytes": self.async_rollouts.last_push["bytes"],
+                   "rollout/push_seconds": self.async_rollouts.last_push["seconds"]}
         self.step_metrics.update(metrics)
         self.log_dict(metrics, on_step=True, prog_bar=False)
         self.log("stale", float(result["staleness"]), prog_bar=True, on_step=True, logger=False)
@@ -286,6 +289,15 @@ class RolloutModule(L.LightningModule):
             return
         per_rank = state.get("torch_per_rank") or [state["torch"]]
         torch.set_rng_state(per_rank[dist.rank()] if len(per_rank) == dist.world_size() else state["torch"])
+
+
+def pushed_weights(policy: torch.nn.Module, what: str) -> dict[str, torch.Tensor]:
+    """The weights a step sends to the rollout workers: ``full`` (the state dict) or ``trainable`` (the
+    parameters that require grad: the LoRA adapter alone with LoRA; every parameter without)."""
+    if what == "full":
+        return policy.state_dict()
+    names = {name for name, p in policy.named_parameters() if p.requires_grad}
+    return {name: value for name, value in policy.state_dict().items() if name in names}
 
 
 def _compute_dtype(strategy) -> torch.dtype | None:

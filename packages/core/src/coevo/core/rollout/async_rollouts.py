@@ -109,6 +109,7 @@ class AsyncRollouts:
         self.dropped_stale = 0  # episodes dropped for staleness, over the run
         self.worker_restarts = 0  # plays lost with a dead worker, over the run
         self.replayed_batches = 0  # batches played again after it
+        self.last_push = {"bytes": 0.0, "seconds": 0.0}  # the last weight push: its size and the put time
 
     # -- the schedule ---------------------------------------------------------------------------
     def start(self, version: int, first_index: int, state: dict[str, torch.Tensor]) -> None:
@@ -122,7 +123,11 @@ class AsyncRollouts:
         import ray
 
         self.version = version
-        shared = ray.put({k: v.detach().cpu() for k, v in state.items()})
+        start = time.perf_counter()
+        tensors = {k: v.detach().cpu() for k, v in state.items()}
+        shared = ray.put(tensors)
+        self.last_push = {"bytes": float(sum(v.numel() * v.element_size() for v in tensors.values())),
+                          "seconds": time.perf_counter() - start}
         self.version_refs[version] = shared
         for old in sorted(self.version_refs)[: -(self.staleness_bound + 1)]:
             del self.version_refs[old]

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from omegaconf import DictConfig, OmegaConf
 
 from coevo.core.config import ConfigError, validate
-from coevo.core.fields import bounded, path
+from coevo.core.fields import bounded, choice, path
 
 INSTALL = "pip install 'coevo-core[async]'"
+PUSHES = ("trainable", "full")
 
 
 @dataclass
@@ -30,6 +31,9 @@ class AsyncRolloutSettings:
     workers: int = bounded(1, ge=1)  # rollout workers (Ray actors), each with a copy of the policy
     # torch threads of each worker (0: as many as the trainer's)
     threads: int = bounded(0, ge=0)
+    # what goes to the workers after a step: trainable (the parameters the optimizer changes: only the
+    # LoRA adapter with model.lora.enabled=true) | full (the whole state dict)
+    push: str = choice("trainable", PUSHES)
 
 
 @dataclass

@@ -56,7 +56,12 @@ class RolloutWorker:
                                     f"{sorted(self.versions)}")
         start = time.perf_counter()
         if self.loaded != version:
-            self.model.load_state_dict(self.versions[version])
+            missing = set(self.versions[version]) - set(self.model.state_dict())
+            if missing:
+                raise KeyError(f"weight version {version} names {len(missing)} tensors this worker's model lacks, "
+                               f"e.g. {sorted(missing)[:3]}")
+            # a full state dict, or only the trainable parameters (the rest never changes)
+            self.model.load_state_dict(self.versions[version], strict=False)
             self.loaded = version
         while len(self.envs) < len(tasks) * group_size:
             self.envs.append(self.make_env())
