@@ -8,7 +8,7 @@ staleness of every step's batch (histogram), the share of samples dropped as too
 success after training (``eval.*`` defaults: sampled and greedy). ``speedup`` = async steps/s over
 sync steps/s, per seed. Launch (from the repository root, with ``coevo-core[async]``):
 
-    .venv/bin/python bench/async_rollouts.py --steps 10 --seeds 0 1 2
+    .venv/bin/python bench/async_rollouts.py eval.num_tasks=30 --steps 8 --seeds 0 1 2   # key=value overrides first
 
 Results: ``bench/results/async_rollouts.json`` (command, commit, date, machine, threads, seeds).
 On 2 cores the worker and the trainer share the machine: the overlap can only hide the part of a
