@@ -117,6 +117,8 @@ def build_component(kind: registry.Registry, node: DictConfig | dict, prefix: st
     schema = getattr(cls, "Config", None)
     if schema is None:
         return cls, node
-    if "name" not in _field_names(schema):  # the selector itself is not a setting of the component
-        node = {k: v for k, v in OmegaConf.to_container(OmegaConf.create(node), resolve=True).items() if k != "name"}
+    dropped = set(kind.shared_keys) | ({"name"} if "name" not in _field_names(schema) else set())
+    if dropped:  # the selector, and keys that belong to the node but not to the component
+        node = {k: v for k, v in OmegaConf.to_container(OmegaConf.create(node), resolve=True).items()
+                if k not in dropped}
     return cls, validate(node, schema, prefix)

@@ -51,8 +51,11 @@ class _Entry:
 class Registry(Generic[T]):
     """A name → component map of one kind (e.g. ``algorithm``)."""
 
-    def __init__(self, kind: str, hints: dict[str, str] | None = None):
+    def __init__(self, kind: str, hints: dict[str, str] | None = None, shared_keys: tuple[str, ...] = ()):
         self.kind = kind
+        # keys of a component's config node that are not its own settings (validated elsewhere): a
+        # component's Config is built without them
+        self.shared_keys = shared_keys
         self._entries: dict[str, _Entry] = {}
         # name → distribution that provides it, for "pip install ..." advice on a miss
         self.hints: dict[str, str] = dict(hints or {})
@@ -185,7 +188,9 @@ PROVIDED_BY: dict[str, dict[str, str]] = {
 algorithms: Registry = Registry("algorithm", hints=PROVIDED_BY.get("algorithm"))
 envs: Registry = Registry("env", hints=PROVIDED_BY.get("env"))
 models: Registry = Registry("model", hints=PROVIDED_BY.get("model"))
-rollout_engines: Registry = Registry("rollout engine", hints=PROVIDED_BY.get("rollout engine"))
+# rollout.async / rollout.ray say where the engine runs (coevo.core.rollout.async_settings)
+rollout_engines: Registry = Registry("rollout engine", hints=PROVIDED_BY.get("rollout engine"),
+                                     shared_keys=("async", "ray"))
 callbacks: Registry = Registry("callback", hints=PROVIDED_BY.get("callback"))
 advantages: Registry = Registry("advantage estimator", hints=PROVIDED_BY.get("advantage estimator"))
 losses: Registry = Registry("loss", hints=PROVIDED_BY.get("loss"))

@@ -4,11 +4,15 @@ play one batch ahead and no sample is staler than the bound; a kill between chec
 exactly; weights a worker was not sent trip the log-prob self-check."""
 
 import json
+import os
 
 import pytest
 import torch
 from safetensors.torch import load_file
 
+from coevo.core.rollout.async_rollouts import LOOPBACK_NODE
+
+os.environ.setdefault(LOOPBACK_NODE, "0")  # before Ray is imported: the local instance on loopback only
 ray = pytest.importorskip("ray")
 
 from coevo.core.cli import train  # noqa: E402
