@@ -9,7 +9,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from coevo.core import registry
 from coevo.core.config import ConfigError, build_component
-from coevo.core.rollout.async_settings import split_rollout_node
 
 
 def env_factory(node: DictConfig):
@@ -25,8 +24,8 @@ def env_factory(node: DictConfig):
 def engine_component(node: DictConfig | None):
     """``(engine class, validated config)`` of the ``rollout`` node (its ``async`` and ``ray`` nodes say
     where the engine runs: ``coevo.core.rollout.async_settings``)."""
-    engine_node, _ = split_rollout_node(node)
-    return build_component(registry.rollout_engines, engine_node, "rollout")
+    node = node if node is not None else OmegaConf.create({"name": "hf"})
+    return build_component(registry.rollout_engines, node, "rollout")  # (drops the shared async/ray keys)
 
 
 def as_plain(config) -> dict:
