@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 
 import pytest
 import torch
@@ -33,12 +34,20 @@ def smollm2_path():
     return smollm2_folder(REPOSITORY / ".cache" / "coevo" / "models" / FOLDER)
 
 
+@pytest.fixture
+def scratch(tmp_path):
+    """The test's folder, removed when the test ends: a run writes a full-size checkpoint and policy
+    (about 2 GB for SmolLM2 with its optimizer state), and pytest would keep all six until the session ends."""
+    yield tmp_path
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
 def _rows(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_preset_trains_checkpoints_and_exports_a_policy(preset, smollm2_path, tmp_path):
+def test_preset_trains_checkpoints_and_exports_a_policy(preset, smollm2_path, scratch):
     data = DATA.get(preset)
     if data is not None and not data.is_dir():
         pytest.skip(f"{preset} reads {data}, which is absent here (the shared data folder beside the repository)")
@@ -49,8 +58,8 @@ def test_preset_trains_checkpoints_and_exports_a_policy(preset, smollm2_path, tm
     from coevo.core.policy.builders import load_pretrained
 
     torch.set_num_threads(2)
-    run_dir = tmp_path / "run"
-    cfg = compose_config("train", overrides(preset, smollm2_path, run_dir, tmp_path / "cache"),
+    run_dir = scratch / "run"
+    cfg = compose_config("train", overrides(preset, smollm2_path, run_dir, scratch / "cache"),
                          repository=str(REPOSITORY / "configs"))
     assert (cfg.algo.name, cfg.model.name, cfg.model.path) == (preset.split("_")[0], "hf", str(smollm2_path))
     steps = cfg.trainer.max_steps
