@@ -20,7 +20,6 @@ from coevo.rsipo.config import RSIPOConfig, TrustSettings
     ({"skill": {"source": "oracle"}}, "skill.source"),
     ({"skill": {"temperature": 0.0}}, "temperature"),
     ({"dynamic_sampling": {"enabled": True}}, "algo.dynamic_sampling.enabled: RSIPO plays its own groups"),
-    ({"off_policy": {"tis_cap": 2.0}}, "algo.off_policy.tis_cap: RSIPO's update is on-policy"),
 ])
 def test_bad_values_fail_at_startup(override, message):
     with pytest.raises(ConfigError, match=message):

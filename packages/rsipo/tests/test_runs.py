@@ -107,3 +107,11 @@ def test_rsipo_in_generate_mode_distills_per_token(compose_train, tmp_path):
     metrics = _rows(tmp_path / "run" / "metrics.jsonl")[0]
     assert metrics["train/opsd_samples"] > 0 and "train/opsd/gap_mean" in metrics
     assert metrics["train/agent_tokens"] > metrics["train/opsd_samples"]  # several tokens per turn
+
+
+def test_asynchronous_plays_with_the_frozen_skill_writer_are_refused_by_name(compose_train, tmp_path):
+    # skill_evolution=false: the frozen initial policy writes the skills, a copy only the trainer holds
+    cfg = compose_train("rsipo", "algo.skill_evolution=false", *QUIET, "rollout.async.enabled=true")
+    with pytest.raises(ConfigError, match="'algo.skill_evolution'.*frozen initial policy.*rollout.async.enabled=false"):
+        train.run(cfg)
+    assert not (tmp_path / "run").exists()  # before any work

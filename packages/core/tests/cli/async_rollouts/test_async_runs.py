@@ -17,6 +17,7 @@ ray = pytest.importorskip("ray")
 
 from coevo.core.cli import train  # noqa: E402
 from coevo.core.rollout.sync_check import WeightSyncError  # noqa: E402
+from coevo.core.testing.fixtures import local_ray  # noqa: E402,F401 (a real local Ray instance)
 
 STEPS = 3
 RUN = ["eval.before=false", "eval.after=false", "warmstart.enabled=false", "algo.skip_zero_advantage=false",
@@ -24,15 +25,7 @@ RUN = ["eval.before=false", "eval.after=false", "warmstart.enabled=false", "algo
 TIMING = ("seconds", "rollout/")  # wall times and the async-only stamps differ by design
 
 
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    from coevo.core.rollout.async_rollouts import connect
-    from coevo.core.rollout.async_settings import RaySettings
-
-    assert connect(RaySettings())  # a local instance
-    assert ray.util.get_node_ip_address() == "127.0.0.1"  # on the loopback interface only
-    yield
-    ray.shutdown()
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 
 def _metrics(run_dir):

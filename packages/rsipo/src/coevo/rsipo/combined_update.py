@@ -7,6 +7,11 @@
 - L_skill: policy gradient on the skill tokens with the skill reward as advantage (always the
   clipped PG at ratio 1: RSIPO's own term, not chosen by ``algo.loss``).
 
+With ``algo.off_policy.tis_cap`` (set by the run for stale batches, ``rollout.async.max_staleness`` > 0)
+the two policy-gradient terms weight each token by min(exp(lp_trainer − lp_engine), cap) against
+the log-probs it was sampled with (``coevo.core.algos.off_policy``); L_OPSD distils the teacher on
+the visited states and is not reweighted.
+
 All micro-batches (``coevo.core.algos.micro_batches``: token or choice, one interface) backpropagate
 into one optimizer step. Sharded over ranks, every rank runs as many micro-batches of each kind as
 the rank with the most (``lockstep``; the extra ones are GRPO's padding steps, loss x 0). With λ = 0
@@ -77,6 +82,7 @@ class CombinedUpdate:
         totals["samples"] = float(len(pg_samples))
         totals["opsd_samples"] = float(sum(1 for s in forward if has_teacher(s) and s.omega > 0))
         totals["skill_samples"] = float(len(skill_samples))
+        totals.update(self._tis_metrics())
         totals["update_seconds"] = time.perf_counter() - start
         return totals
 
@@ -86,16 +92,19 @@ class CombinedUpdate:
         cfg = self.config
         scoring = self.scoring
         rows = mb.samples
-        mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
+        mask, adv, engine = loss_tensors(mb, self.device)  # [b, T]
         pg_rows = torch.tensor([float(s.in_pg) for s in rows], device=self.device)  # [b]
         logprobs = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
         parts = {}
         loss = torch.zeros((), device=self.device)
         # sharded: the reference forward runs for every micro-batch, so all ranks run the same forwards
         if bool(pg_rows.any()) or self.sharded_over_ranks:
-            # algo.loss (registry.losses), as GRPO's update; on-policy: the old log-probs are these
+            # algo.loss (registry.losses), as GRPO's update; on-policy: the old log-probs are these;
+            # algo.off_policy.tis_cap (on for stale batches): truncated IS against the engine's log-probs
+            weights = {} if self.tis is None else {
+                "token_weights": self._counted_tis_weights(logprobs, engine, mask * pg_rows[:, None])}
             pg_loss, _ = self.loss_fn(logprobs, logprobs.detach(), adv * pg_rows[:, None], mask,
-                                      cfg.clip_low, cfg.clip_high, cfg.loss_aggregation, pg_norm)
+                                      cfg.clip_low, cfg.clip_high, cfg.loss_aggregation, pg_norm, **weights)
             loss = loss + pg_loss
             parts["pg_loss"] = float(pg_loss.detach())
             if self.reference is not None:
@@ -123,9 +132,11 @@ class CombinedUpdate:
         on-policy (ratio 1), token mean over all the step's skill tokens."""
         cfg = self.config
         lp = mb.logprobs(self.policy, scoring, self.device)  # [b, T]
-        mask, adv, _ = loss_tensors(mb, self.device)  # [b, T]
+        mask, adv, engine = loss_tensors(mb, self.device)  # [b, T]
         # not algo.loss: L_skill is RSIPO's own term on the skill tokens (one sequence-level reward per
-        # written skill, on-policy), not the RLVR policy gradient the registry's losses are choices of
+        # written skill, on-policy), not the RLVR policy gradient the registry's losses are choices of;
+        # skills written with older weights (a stale batch) get the same truncated IS weights
+        weights = None if self.tis is None else self._counted_tis_weights(lp, engine, mask)
         skill_loss, _ = clipped_policy_gradient_loss(lp, lp.detach(), adv, mask, cfg.clip_low, cfg.clip_high,
-                                                     "token_mean", skill_tokens)
+                                                     "token_mean", skill_tokens, weights)
         return skill_loss

@@ -112,9 +112,6 @@ class RSIPOConfig(GRPOConfig):
         if self.dynamic_sampling.enabled:
             raise ValueError("algo.dynamic_sampling.enabled: RSIPO plays its own groups (students, replays, "
                              "skills); dynamic sampling is GRPO's option; set it to false")
-        if self.off_policy.tis_cap is not None:
-            raise ValueError("algo.off_policy.tis_cap: RSIPO's update is on-policy (ratio 1, no engine "
-                             "log-probs in its loss); truncated importance sampling is GRPO's option; unset it")
 
     @property
     def skill_loss(self) -> bool:

@@ -2,7 +2,7 @@
 
 ``training_step`` reads as the spec's numbered steps (``shared/specs/rsipo.md``, "One training
 step"; ``packages/rsipo/README.md``), each a method of its own, in a module of its own:
-1. student rollouts: G episodes per task without skill (``student_rollouts``), exactly as ``algo=grpo``;
+1. student rollouts: G episodes per task without skill, exactly as ``algo=grpo``;
 2. RLVR branch: their advantages, per turn, from ``algo.advantage`` (``rlvr_advantages``);
 3.-6. the skill lifecycle (``skill_lifecycle.py``): the policy writes a skill s_x per task from the
    group's finished attempts; the replay half H_r of each group is played again from the same
@@ -13,6 +13,8 @@ step"; ``packages/rsipo/README.md``), each a method of its own, in a module of i
    tokens (``update_samples.py``); L_OPSD(ω) = −mean ω_x a_t log π_θ(y_t);
 8. one optimizer step on L = L_RLVR + λ L_OPSD(ω) + L_skill (``combined_update.py``);
 then the step's metrics and skills.jsonl rows (``step_records.py``).
+The plays of 1, 3 and 4 are the batch player's (``skill_plays.py``): in this process, or in a Ray
+rollout worker with the batch's weight version (``rollout.async.enabled``).
 At test time the policy runs without skills (core's evaluation). With λ = 0 and no skill loss it
 takes exactly GRPO's update. The baselines (``baselines.py``) are this module with other settings.
 
@@ -41,6 +43,7 @@ from coevo.rsipo.demonstrations import SkillDemonstrations
 from coevo.rsipo.dynamics import dynamics_table, plot_dynamics
 from coevo.rsipo.records import SkillLog
 from coevo.rsipo.skill_lifecycle import SkillLifecycle
+from coevo.rsipo.skill_plays import SkillPlayer
 from coevo.rsipo.skills.library import library
 from coevo.rsipo.skills.template import template_for
 from coevo.rsipo.skills.writing import SkillWriter
@@ -55,7 +58,7 @@ log = logging.getLogger(__name__)
 class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
     Config = RSIPOConfig
     full_weight_forwards = True  # teacher log-probs and the frozen skill writer on each rank's full copy
-    plays_async = False  # its replays and skill writing play with the current weights in this process (not yet async)
+    plays_async = True  # its batch player (skill_plays.py) plays students, skills and replays in a Ray worker
 
     @classmethod
     def expert_source(cls, config: RSIPOConfig) -> SkillDemonstrations | None:
@@ -64,6 +67,13 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
         return SkillDemonstrations(config.skill, config.warmup.warm_start_share, config.warmup.in_context_share,
                                    config.warmup.skill_kind) if (
             writes and config.warmup.warm_start_share > 0) else None
+
+    @classmethod
+    def async_refusal(cls, config: RSIPOConfig) -> tuple[str, str] | None:
+        if config.needs_skills and config.skill.source == "policy" and not config.skill_evolution:
+            return ("algo.skill_evolution", "with skill_evolution=false the frozen initial policy writes the skills "
+                    "in the trainer's process")
+        return None
 
     def __init__(self, config: RSIPOConfig, context: AlgorithmContext):
         super().__init__(config, context)
@@ -119,6 +129,12 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
             self._frozen = [frozen]
             engine_cls = registry.rollout_engines.get(self.context.engine_name)
             self.frozen_engine = engine_cls(self.context.engine_config, frozen, self.context.tokenizer)
+            self.player.writer_engine = self.frozen_engine
+
+    def batch_player(self) -> SkillPlayer:
+        """Students, skills and replays: every play of a step (``skill_plays.py``)."""
+        return SkillPlayer(self.context.make_env, self.group_size, self.context.seed, self.config, self.writer,
+                           self.env_name, self.context.agent.prompt.max_prompt_tokens)
 
     @property
     def frozen_writer(self):
@@ -183,25 +199,18 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
         """One step of L = L_RLVR + λ L_OPSD(ω) + L_skill, in the spec's numbered steps."""
         tasks = self.take_tasks(batch)
         types = self.task_types_of(tasks)
-        episodes = self.student_rollouts(tasks)  # 1. G rollouts per task
+        plays = self.play_batch(tasks)  # 1. G rollouts per task, 3. s_x written, 4. H_r replayed (skill_plays.py)
+        episodes = plays.episodes
+        self.log_rollout_metrics(episodes)
         g = self.group_size
         groups = [episodes[i * g : (i + 1) * g] for i in range(len(tasks))]
         advantages = self.rlvr_advantages(episodes)  # 2. the RLVR branch's advantages, per turn
-        skills = self.skill_step(tasks, types, groups)  # 3.-6. write s_x, replay H_r, Δ_x, r_skill, ω_x
+        skills = self.skill_step(tasks, types, groups, plays)  # 4.-6. Δ_x, r_skill, ω_x
         teacher = self.opsd_targets(groups, skills)  # 7. the teacher's log-probs of the student's turns
         samples = self.action_samples(episodes, advantages, skills.omega, teacher)
         stats = self.combined_update(samples, self.skill_samples(skills))  # 8. L = L_RLVR + λ L_OPSD(ω) + L_skill
         self.record_step(tasks, types, episodes, skills, stats)
         return None
-
-    def student_rollouts(self, tasks: list[Task]) -> list[Episode]:
-        """1. G episodes per task without a skill (Skill-GRPO: with its library skill in the context)."""
-        if self.config.student_skills:
-            episodes = self.play(tasks, self.group_size, [self.library_context(t) for t in tasks], salt=0)
-        else:
-            episodes = self.rollout(tasks)
-        self.log_rollout_metrics(episodes)
-        return episodes
 
     def rlvr_advantages(self, episodes: list[Episode]) -> list[list[float]]:  # [E][turns]
         """2. ``advantages[i][t]``: turn t of episode i's advantage under ``algo.advantage`` (the

@@ -19,7 +19,8 @@ from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.rollout_module import rank_seed, step_seed
 from coevo.rsipo.samples import turn_sample
-from coevo.rsipo.skill_lifecycle import REPLAY_SALT, SkillStep
+from coevo.rsipo.skill_lifecycle import SkillStep
+from coevo.rsipo.skill_plays import REPLAY_SALT
 from coevo.rsipo.teacher import FittedSkill, teacher_choice_logprobs, teacher_token_logprobs
 
 

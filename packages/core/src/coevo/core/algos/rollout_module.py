@@ -48,6 +48,7 @@ from coevo.core.policy.sharding import (
     sharded_over_ranks,
     unwrap_sharded,
 )
+from coevo.core.rollout.batch_player import BatchPlayer, GroupPlayer
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -70,6 +71,12 @@ class RolloutModule(L.LightningModule):
     # may play it beside training (rollout.async.enabled; coevo.core.rollout.async_rollouts)
     plays_async = False
 
+    @classmethod
+    def async_refusal(cls, config) -> tuple[str, str] | None:
+        """``(key, reason)`` when ``config`` cannot play beside training although the algorithm can
+        (``plays_async``); ``None`` when it can."""
+        return None
+
     def __init__(self, context: AlgorithmContext, optim: OptimSettings, group_size: int):
         super().__init__()
         self.automatic_optimization = False
@@ -81,6 +88,7 @@ class RolloutModule(L.LightningModule):
         self.engine = engine_cls(context.engine_config, self.policy, context.tokenizer)
         self.agent = AgentLoop(self.engine, context.tokenizer, context.agent)
         self._envs = []
+        self._player: BatchPlayer | None = None  # built on first use (batch_player)
         self.batch_index = 0  # index of the current step's task batch in the data stream
         self.async_rollouts = None  # rollout.async.enabled: the Ray workers' driver (use_async_rollouts)
         self._async_state = None  # its checkpointed state, until training starts
@@ -152,6 +160,31 @@ class RolloutModule(L.LightningModule):
             self._envs.append(self.context.make_env())
         return self._envs[:n]
 
+    def batch_player(self) -> BatchPlayer:
+        """What is played for each step batch (``coevo.core.rollout.batch_player``): ``group_size``
+        episodes of every task. An algorithm whose step plays more overrides it; the same object plays
+        in this process (synchronous rollouts) and, shipped to each Ray worker, beside training."""
+        return GroupPlayer(self.context.make_env, self.group_size, self.context.seed)
+
+    @property
+    def player(self) -> BatchPlayer:
+        if self._player is None:
+            self._player = self.batch_player()
+            self._player._envs = self._envs  # in this process it plays in the module's environments
+        return self._player
+
+    def play_batch(self, tasks: list[Task]):
+        """This step's batch as ``player`` plays it: by a Ray worker when rollouts are asynchronous,
+        else here with the current weights."""
+        if self.async_rollouts is not None:
+            return self._async_played(tasks)
+        self.rollout_staleness = 0
+        start = time.perf_counter()
+        self.engine.sync_weights(self.policy)
+        played = self.player.play(self.engine, self.agent, tasks, self.batch_index)
+        self._rollout_seconds = time.perf_counter() - start
+        return played
+
     def take_tasks(self, batch: TaskBatchRef | list[Task]) -> list[Task]:
         """The tasks of this training step (resolving the data loader's placeholder); the rollout
         seed follows the batch index, so a rolled-back or resumed run replays the same episodes."""
@@ -168,7 +201,7 @@ class RolloutModule(L.LightningModule):
         this step's weights (a second rollout before the update)."""
         g = group_size or self.group_size
         if self.async_rollouts is not None and seed is None and g == self.group_size and sync:
-            return self._async_rollout(tasks)
+            return self.play_batch(tasks)  # the group player's batch (GroupPlayer plays as below)
         self.rollout_staleness = 0
         start = time.perf_counter()
         if sync:
@@ -189,7 +222,7 @@ class RolloutModule(L.LightningModule):
         self.async_rollouts.push(self.batch_index + 1, pushed_weights(unwrap_sharded(self.policy),
                                                                      self.async_rollouts.settings.push))
 
-    def _async_rollout(self, tasks: list[Task]) -> list[Episode]:
+    def _async_played(self, tasks: list[Task]):
         """This step's batch as a worker played it; adopts the play's RNG state (as if played here)
         and records its staleness (``rollout/staleness_*``, ``rollout/dropped_stale``)."""
         result = self.async_rollouts.take(self.batch_index, tasks, self.batch_index)
@@ -205,7 +238,7 @@ class RolloutModule(L.LightningModule):
         self.step_metrics.update(metrics)
         self.log_dict(metrics, on_step=True, prog_bar=False)
         self.log("stale", float(result["staleness"]), prog_bar=True, on_step=True, logger=False)
-        return result["episodes"]
+        return result["played"]
 
     def on_train_start_async(self) -> None:
         """Restore the workers' schedule from the checkpoint (if any) and push the starting weights."""

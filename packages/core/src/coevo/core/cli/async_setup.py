@@ -1,8 +1,9 @@
 """The train CLI's side of ``rollout.async``: what may run asynchronously (refused by name, before any
 work, otherwise), the stale-policy correction it turns on, and the driver it hands the algorithm.
 
-What runs asynchronously now: algorithms whose step batch is played by ``RolloutModule.rollout``
-(``plays_async``: GRPO and the policy-gradient family: every ``algo.advantage`` and ``algo.loss``),
+What runs asynchronously now: algorithms whose step plays are one batch player's
+(``plays_async``; ``coevo.core.rollout.batch_player``): GRPO and the policy-gradient family (every
+``algo.advantage`` and ``algo.loss``) and the RSIPO family (students, written skills and replays),
 without dynamic sampling, one trainer process, the ``hf`` engine in the workers, no callback that
 judges the current weights (HEIRCOMMIT). The rest is refused with the key to change.
 """
@@ -29,7 +30,12 @@ def check_async(placement: RolloutPlacement, trainer, algo_cls, algo_cfg, engine
     fix = "or set rollout.async.enabled=false"
     if not getattr(algo_cls, "plays_async", False):
         raise ConfigError(f"config error at 'rollout.async.enabled': algo={algo_cfg.name} does not play its batches "
-                          f"asynchronously yet (its episodes are not the step's plain groups); use algo=grpo, {fix}")
+                          f"beside training yet (no batch player: its step plays with the weights of that very step); "
+                          f"use the GRPO or RSIPO family (e.g. algo=grpo, algo=rsipo), {fix}")
+    refusal = algo_cls.async_refusal(algo_cfg)
+    if refusal is not None:
+        raise ConfigError(f"config error at '{refusal[0]}': {refusal[1]}, which asynchronous rollouts do not; "
+                          f"change {refusal[0]}, {fix}")
     if getattr(getattr(algo_cfg, "dynamic_sampling", None), "enabled", False):
         raise ConfigError(f"config error at 'algo.dynamic_sampling.enabled': its refill rounds play with this step's "
                           f"weights in the trainer; set algo.dynamic_sampling.enabled=false, {fix}")
@@ -59,15 +65,13 @@ def stale_policy_correction(placement: RolloutPlacement, algo_cfg, say) -> None:
             f"(algo.off_policy.tis_cap={ASYNC_TIS_CAP}; set it to change the cap)")
 
 
-def async_driver(placement: RolloutPlacement, context, datamodule: RolloutDataModule, group_size: int,
-                 threads: int):
-    """The Ray workers' driver for this run: batch ``k`` is the data module's, seeded as ``rollout()`` seeds it."""
-    from coevo.core.algos.rollout_module import rank_seed, step_seed
+def async_driver(placement: RolloutPlacement, context, datamodule: RolloutDataModule, module, threads: int):
+    """The Ray workers' driver for this run: batch ``k`` is the data module's, played by ``module``'s
+    batch player (the object that plays it in this process when rollouts are synchronous)."""
     from coevo.core.rollout.async_rollouts import AsyncRollouts
 
     def tasks_for(index: int):
         return task_batch(datamodule.env, datamodule.split, datamodule.batch_size, index, datamodule.seed)
 
-    return AsyncRollouts(placement, context.model, context.tokenizer, context.make_env, context.agent,
-                         context.engine_name, context.engine_config, group_size, tasks_for,
-                         lambda index: rank_seed(step_seed(context.seed, index)), threads)
+    return AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
+                         context.engine_name, context.engine_config, tasks_for, threads)

@@ -195,8 +195,7 @@ def run(cfg: DictConfig) -> dict:
         module = algo_cls(algo_cfg, context)
         datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
         if placement.asynchronous.enabled:  # episodes from Ray workers, weights pushed after every step
-            module.use_async_rollouts(async_driver(placement, context, datamodule, algo_cfg.group_size,
-                                                   torch.get_num_threads()))
+            module.use_async_rollouts(async_driver(placement, context, datamodule, module, torch.get_num_threads()))
             extra_callbacks = [AsyncWeightPush(), *extra_callbacks]
         trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks, model=model)
         start = time.perf_counter()

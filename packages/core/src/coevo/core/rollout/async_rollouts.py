@@ -31,17 +31,17 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Any
 
 import torch
 
-from coevo.core.agent.types import Episode, Turn
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
 from coevo.core.progress import activity
 from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
+from coevo.core.rollout.batch_player import BatchPlayer
 from coevo.core.rollout.worker import RolloutWorker, StaleVersionError
+from coevo.core.state.plain import from_plain, to_plain
 
 RESTART_SECONDS = 120  # the longest wait for Ray to start a dead worker again
 
@@ -81,22 +81,20 @@ def connect(settings: RaySettings) -> bool:
 
 
 class AsyncRollouts:
-    def __init__(self, placement: RolloutPlacement, model: torch.nn.Module, tokenizer, make_env, agent,
-                 engine_name: str, engine_config: Any, group_size: int, tasks_for: Callable[[int], list[Task]],
-                 seed_for: Callable[[int], int], threads: int):
+    def __init__(self, placement: RolloutPlacement, model: torch.nn.Module, tokenizer, player: BatchPlayer, agent,
+                 engine_name: str, engine_config: Any, tasks_for: Callable[[int], list[Task]], threads: int):
         import ray
 
         self.settings = placement.asynchronous
         self.staleness_bound = self.settings.max_staleness
-        self.group_size = group_size
-        self.tasks_for, self.seed_for = tasks_for, seed_for
+        self.tasks_for = tasks_for
         connect(placement.ray)  # (the CLI connected before any work; a no-op then)
         # CPU-bound like the trainer: no reservation; a dead worker's process is started again
         worker_cls = ray.remote(num_cpus=0, max_restarts=-1)(RolloutWorker)
         with activity(f"starting {self.settings.workers} rollout worker(s) on Ray"):
             # held for the run: a restarted worker is built again from the same arguments
             self.shipped_model = shipped = ray.put(copy.deepcopy(model).cpu())
-            self.workers = [worker_cls.remote(shipped, tokenizer, make_env, agent, engine_name, engine_config,
+            self.workers = [worker_cls.remote(shipped, tokenizer, player, agent, engine_name, engine_config,
                                               self.settings.threads or threads, self.staleness_bound + 1)
                             for _ in range(self.settings.workers)]
             ray.get([worker.versions_held.remote() for worker in self.workers])  # every worker is up
@@ -142,7 +140,7 @@ class AsyncRollouts:
             return
         version = self.version if version is None else version
         worker = self.workers[index % len(self.workers)]
-        ref = worker.play.remote(index, self.tasks_for(index), self.group_size, self.seed_for(index), version)
+        ref = worker.play.remote(index, self.tasks_for(index), version)
         self.pending[index] = (ref, version)
 
     def _result(self, index: int) -> dict:
@@ -180,8 +178,9 @@ class AsyncRollouts:
                            f"check the Ray cluster (ray status)")
 
     def take(self, index: int, tasks: list[Task], trainer_version: int) -> dict:
-        """Batch ``index``'s result for training at ``trainer_version``: ``{episodes, version, staleness,
-        rng_state, dropped, wait_seconds, play_seconds}``; a result past the bound is dropped and replayed."""
+        """Batch ``index``'s result for training at ``trainer_version``: ``{played, samples, version,
+        staleness, rng_state, dropped, wait_seconds, seconds}``; a result past the bound is dropped
+        (its ``samples`` counted) and replayed."""
 
         if [t.task_id for t in tasks] != [t.task_id for t in self.tasks_for(index)]:
             raise RuntimeError(f"batch {index}: the trainer's tasks differ from the ones played for it")
@@ -193,7 +192,7 @@ class AsyncRollouts:
             staleness = trainer_version - result["version"]
             if staleness <= self.staleness_bound:
                 break
-            dropped += len(result["episodes"])
+            dropped += result["samples"]
         self.dropped_stale += dropped
         return {**result, "staleness": staleness, "dropped": dropped, "wait_seconds": time.perf_counter() - start}
 
@@ -224,12 +223,8 @@ class AsyncRollouts:
 
 def plain_result(result: dict) -> dict:
     """A worker's result as plain containers (a checkpoint loads them with ``weights_only``)."""
-    return {**result, "episodes": [asdict(ep) for ep in result["episodes"]]}
+    return {**result, "played": to_plain(result["played"])}
 
 
 def result_from_plain(result: dict) -> dict:
-    episodes = []
-    for ep in result["episodes"]:
-        turns = [Turn(**turn) for turn in ep["turns"]]
-        episodes.append(Episode(**{**ep, "task": Task(**ep["task"]), "turns": turns}))
-    return {**result, "episodes": episodes}
+    return {**result, "played": from_plain(result["played"])}

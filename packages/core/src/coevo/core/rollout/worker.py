@@ -1,26 +1,27 @@
 """A rollout worker: its own copy of the policy, its own engine and environments, in its own process.
 
 ``AsyncRollouts`` runs it as a Ray actor. It keeps the weight versions it was sent (the newest
-``keep`` of them), and plays a batch with the version it is asked for, exactly as the trainer's
-process would play it (``play_groups`` with the batch's seed), so a batch played here with the
-weights of step ``v`` equals the batch the synchronous algorithm plays after step ``v``. Every
-result carries that version, the engine's token log-probs (in the episodes' turns) and the global
-RNG state the play left (the trainer adopts it, so that its random stream is the synchronous one).
+``keep`` of them), and plays a batch with the version it is asked for through the algorithm's
+``BatchPlayer`` (``coevo.core.rollout.batch_player``), the object the trainer's process plays with
+when rollouts are synchronous, so a batch played here with the weights of step ``v`` equals the
+batch the synchronous algorithm plays after step ``v``. Every result carries that version, the
+player's record (episodes with the engine's token log-probs in their turns), its episode count and
+the global RNG state the play left (the trainer adopts it, so that its random stream is the
+synchronous one).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from coevo.core import registry
-from coevo.core.agent.groups import play_groups
 from coevo.core.agent.loop import AgentLoop, AgentSettings
-from coevo.core.env.protocol import Environment, Task
+from coevo.core.env.protocol import Task
+from coevo.core.rollout.batch_player import BatchPlayer
 
 
 class StaleVersionError(RuntimeError):
@@ -28,15 +29,14 @@ class StaleVersionError(RuntimeError):
 
 
 class RolloutWorker:
-    def __init__(self, model: torch.nn.Module, tokenizer, make_env: Callable[[], Environment], agent: AgentSettings,
+    def __init__(self, model: torch.nn.Module, tokenizer, player: BatchPlayer, agent: AgentSettings,
                  engine_name: str, engine_config: Any, threads: int, keep: int):
         torch.set_num_threads(threads)
         self.model = model.eval()
         self.tokenizer = tokenizer
-        self.make_env = make_env
+        self.player = player
         self.engine = registry.rollout_engines.get(engine_name)(engine_config, self.model, tokenizer)
         self.agent = AgentLoop(self.engine, tokenizer, agent)
-        self.envs: list[Environment] = []
         self.keep = keep
         self.versions: dict[int, dict[str, torch.Tensor]] = {}
         self.loaded: int | None = None  # the version in self.model
@@ -48,9 +48,9 @@ class RolloutWorker:
             del self.versions[old]
         return version
 
-    def play(self, index: int, tasks: list[Task], group_size: int, seed: int, version: int) -> dict:
-        """``group_size`` episodes of every task with weight version ``version``: ``{index, version,
-        episodes, rng_state, seconds}``."""
+    def play(self, index: int, tasks: list[Task], version: int) -> dict:
+        """Batch ``index`` (``tasks``) played with weight version ``version``: ``{index, version, played,
+        samples, rng_state, seconds}``."""
         if version not in self.versions:
             raise StaleVersionError(f"batch {index} asks for weight version {version}; this worker holds "
                                     f"{sorted(self.versions)}")
@@ -63,11 +63,9 @@ class RolloutWorker:
             # a full state dict, or only the trainable parameters (the rest never changes)
             self.model.load_state_dict(self.versions[version], strict=False)
             self.loaded = version
-        while len(self.envs) < len(tasks) * group_size:
-            self.envs.append(self.make_env())
-        episodes = play_groups(self.agent, tasks, group_size, self.envs, seed)
-        return {"index": index, "version": version, "episodes": episodes, "rng_state": torch.get_rng_state(),
-                "seconds": time.perf_counter() - start}
+        played = self.player.play(self.engine, self.agent, tasks, index)
+        return {"index": index, "version": version, "played": played, "samples": self.player.samples(played),
+                "rng_state": torch.get_rng_state(), "seconds": time.perf_counter() - start}
 
     def versions_held(self) -> list[int]:
         return sorted(self.versions)

@@ -15,3 +15,20 @@ def single_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A real local Ray instance on the loopback interface for a module's tests (``rollout.async``;
+    the ``async`` extra), shut down after them. Import it into the test module that uses it."""
+    import os
+
+    from coevo.core.rollout.async_rollouts import LOOPBACK_NODE, connect
+    from coevo.core.rollout.async_settings import RaySettings
+
+    os.environ.setdefault(LOOPBACK_NODE, "0")
+    ray = pytest.importorskip("ray")
+    assert connect(RaySettings())  # this call started it
+    assert ray.util.get_node_ip_address() == "127.0.0.1"
+    yield ray
+    ray.shutdown()
