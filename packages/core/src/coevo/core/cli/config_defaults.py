@@ -82,11 +82,13 @@ def store_defaults() -> None:
     Plugins are discovered by ``names()``; a component registered later (a test's) joins at the
     next call."""
     from coevo.core.cli.schema import EvalSchema, TrainerSettings, TrainSchema
+    from coevo.core.serve.schema import ServeSchema
 
     store = ConfigStore.instance()
     if ("", "train") not in _stored:
         store.store(name="base_train", node=run_settings(TrainSchema))
         store.store(name="base_eval", node=run_settings(EvalSchema))
+        store.store(name="base_serve", node=defaults_of(ServeSchema))
         store.store(group="trainer", name="base_trainer", node=defaults_of(TrainerSettings))
         _stored.add(("", "train"))
     for group, kind in COMPONENT_GROUPS.items():

@@ -67,7 +67,11 @@ class HFEngine(RolloutEngine):
         return ids.to(self.device), mask.to(self.device)
 
     @torch.no_grad()
-    def generate(self, prompts: list[list[int]], settings: SamplingSettings) -> list[Generation]:
+    def generate(self, prompts: list[list[int]], settings: SamplingSettings, streamer=None) -> list[Generation]:
+        """One sampled continuation per prompt. ``streamer`` (optional, transformers' streamer
+        interface: ``put(ids)`` with the prompt batch, then each step's ``[B]`` new tokens; ``end()``)
+        sees the tokens as they are sampled (the endpoint streams them, ``coevo.core.serve``); an
+        exception it raises aborts the generation (a client that went away)."""
         if not prompts:
             return []
         was_training = self.model.training
@@ -92,10 +96,10 @@ class HFEngine(RolloutEngine):
         model = unwrap_sharded(self.model)
         saved, model.generation_config = model.generation_config, generation_config
         try:
-            out = model.generate(input_ids=ids, attention_mask=mask)
+            out = model.generate(input_ids=ids, attention_mask=mask, streamer=streamer)
         finally:
             model.generation_config = saved
-        self.model.train(was_training)
+            self.model.train(was_training)
         new_tokens = out.sequences[:, ids.shape[1] :]  # [B, N]
         logits = torch.stack(out.logits, dim=1)  # [B, N, V] raw logits
         logprobs = gather_token_logprobs(logits, new_tokens, 1.0 if greedy else settings.temperature)  # [B, N]
