@@ -21,6 +21,8 @@ from coevo.core.fields import (
     random_seed,
     split_name,
 )
+from coevo.core.serve.external_settings import ExternalAgentSettings
+from coevo.core.serve.settings import ServerSettings
 from coevo.core.warmstart import PRECISIONS, WarmStartSettings
 
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda")
@@ -130,6 +132,9 @@ class TrainSchema:
     trainer: TrainerSettings = field(default_factory=TrainerSettings)
     warmstart: WarmStartSettings = field(default_factory=WarmStartSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    # agent=openai_client: an agent outside coevo plays through the endpoint (coevo.core.serve)
+    external: ExternalAgentSettings = field(default_factory=ExternalAgentSettings)
+    server: ServerSettings = field(default_factory=ServerSettings)  # the endpoint, when external.enabled
 
     def __post_init__(self):
         check_split(self.eval.split, self.env)

@@ -41,6 +41,7 @@ from coevo.core.cli.async_setup import async_driver, check_async, stale_policy_c
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
+from coevo.core.cli.external_agent import ExternalAgent, check_external
 from coevo.core.cli.hydra_entry import run_hydra
 from coevo.core.cli.notices import quiet_third_party
 from coevo.core.cli.preflight import check_writable_folder, eval_task_count
@@ -134,6 +135,7 @@ def run(cfg: DictConfig) -> dict:
                     cfg.get("callbacks"))
         require_sharded_rollouts(settings.trainer, cfg.rollout.name if cfg.get("rollout") else "hf", algo_cls,
                                  algo_cfg.name)
+        check_external(settings, cfg.rollout.name if cfg.get("rollout") else "hf", placement.asynchronous.enabled)
     with stage("data"):
         env_cls, env_cfg, make_env = env_factory(cfg.env)
     with stage("config"):
@@ -193,6 +195,10 @@ def run(cfg: DictConfig) -> dict:
     with stage("training"):
         stale_policy_correction(placement, algo_cfg, say)
         module = algo_cls(algo_cfg, context)
+        external = ExternalAgent(settings, {**as_plain(env_cfg), "name": env_cls.name}, module, run_dir, say) \
+            if settings.external.enabled else None
+        if external is not None:  # agent=openai_client: the episodes are played through the endpoint
+            extra_callbacks = [external.callback, *extra_callbacks]
         datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
         if placement.asynchronous.enabled:  # episodes from Ray workers, weights pushed after every step
             module.use_async_rollouts(async_driver(placement, context, datamodule, module, torch.get_num_threads()))
@@ -203,6 +209,8 @@ def run(cfg: DictConfig) -> dict:
             trainer.fit(module, datamodule=datamodule, ckpt_path=str(ckpt) if ckpt else None)
             trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt")  # PolicyExport also writes policy/
         finally:
+            if external is not None:
+                external.close()
             if module.async_rollouts is not None:
                 module.async_rollouts.close()
             if ray_started:

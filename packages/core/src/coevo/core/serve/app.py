@@ -56,8 +56,11 @@ class Endpoint:
     """The app and what its handlers share: tokenizer, engine worker, session store, settings."""
 
     def __init__(self, worker: EngineWorker, tokenizer, settings: ServerSettings, context_limit: int,
-                 store: SessionStore | None = None):
+                 store: SessionStore | None = None, board=None, fixed_sampling=None):
         self.worker = worker
+        self.board = board  # training: the TaskBoard whose jobs external agents play (task_board.py)
+        # training: the temperature / top_p every request must sample at (the trainer's log-probs use them)
+        self.fixed_sampling = fixed_sampling
         self.tokenizer = tokenizer
         self.settings = settings
         self.context_limit = context_limit
@@ -82,6 +85,11 @@ class Endpoint:
         async def wrong_method(request: Request, exc):
             return error_response(RequestError(f"{request.method} is not allowed on {request.url.path[:200]}",
                                                None, 405, "method_not_allowed"))
+
+        if self.board is not None:
+            from coevo.core.serve.task_board import add_task_routes
+
+            add_task_routes(app, self.board)
 
         @app.get("/v1/models")
         async def models():
@@ -127,10 +135,12 @@ class Endpoint:
 
     # -- generation -------------------------------------------------------------------------
     async def _answer(self, request: Request, parsed: SamplingRequest, chat: bool):
+        self._check_fixed_sampling(parsed)
         if parsed.session_id is not None:
             self.store.admit(parsed.session_id)
         seed = parsed.seed if parsed.seed is not None else self.worker.draw_seed()
-        job = Job([parsed.prompt_ids] * parsed.n, parsed.sampling, seed)
+        job = Job([parsed.prompt_ids] * parsed.n, parsed.sampling, seed,
+                  batchable=parsed.seed is None and not parsed.stream)
         meta = {"id": ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:24], "created": int(time.time()),
                 "model": self.settings.model_name}
         if parsed.stream:
@@ -143,6 +153,21 @@ class Endpoint:
             else:
                 self._record(parsed, job, completions)
         return self._full_response(parsed, job, completions, chat, meta)
+
+    def _check_fixed_sampling(self, parsed: SamplingRequest) -> None:
+        """Training: a request samples at the trainer's temperature and top_p (absent: those are used)."""
+        fixed = self.fixed_sampling
+        if fixed is None:
+            return
+        if parsed.temperature_given is None:
+            parsed.sampling.temperature, parsed.sampling.top_p = fixed.temperature, fixed.top_p
+        elif (parsed.sampling.temperature, parsed.sampling.top_p) != (fixed.temperature, fixed.top_p):
+            raise RequestError(f"this endpoint trains the policy at temperature={fixed.temperature:g}, "
+                               f"top_p={fixed.top_p:g} (agent.sampling.*); send those or leave them out",
+                               "temperature")
+        if parsed.session_id is None:
+            raise RequestError("this endpoint trains on sessions: send the session id of the task being "
+                               "played (header X-Session-Id or field 'user')", "user")
 
     async def _run(self, job: Job):
         try:
@@ -161,7 +186,7 @@ class Endpoint:
     def _record(self, parsed: SamplingRequest, job: Job, completions: list[Completion]) -> None:
         self.store.record(parsed.session_id, [
             TurnRecord(list(parsed.prompt_ids), c.token_ids, c.logprobs, job.version, job.seed, c.text,
-                       c.finish_reason, 0, i, messages=parsed.messages)
+                       c.finish_reason, 0, i, messages=parsed.messages, batch_rows=job.batch_rows)
             for i, c in enumerate(completions)])
 
     def _usage(self, parsed: SamplingRequest, completions: list[Completion]) -> dict:
@@ -171,6 +196,7 @@ class Endpoint:
 
     def _trace(self, parsed: SamplingRequest, job: Job, completions: list[Completion]) -> dict:
         return {"session_id": parsed.session_id, "policy_version": job.version, "seed": job.seed,
+                "batch_rows": job.batch_rows,
                 "prompt_token_ids": parsed.prompt_ids, "completion_token_ids": [c.token_ids for c in completions]}
 
     def _chat_logprobs(self, c: Completion) -> dict:

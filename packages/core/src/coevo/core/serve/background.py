@@ -46,11 +46,13 @@ def context_limit(model, settings: ServerSettings) -> int:
 class BackgroundServer:
     """The endpoint over ``engine`` serving from a thread; ``url`` is its ``/v1`` base URL."""
 
-    def __init__(self, engine, tokenizer, settings: ServerSettings, version: int = 0):
+    def __init__(self, engine, tokenizer, settings: ServerSettings, version: int = 0, board=None,
+                 fixed_sampling=None):
         self.settings = settings
-        self.worker = EngineWorker(engine, settings.max_queue, settings.seed, version)
+        self.worker = EngineWorker(engine, settings.max_queue, settings.seed, version, settings.max_batch_rows)
         store = SessionStore(settings.reward_timeout_s, settings.max_sessions, settings.max_turns_per_session)
-        self.endpoint = Endpoint(self.worker, tokenizer, settings, context_limit(engine.model, settings), store)
+        self.endpoint = Endpoint(self.worker, tokenizer, settings, context_limit(engine.model, settings), store,
+                                 board, fixed_sampling)
         self.store = store
         self._socket = bind(settings.host, settings.port)
         self.port = self._socket.getsockname()[1]

@@ -49,6 +49,7 @@ class SamplingRequest:
     include_usage: bool = False  # stream_options.include_usage: a last chunk with the token counts
     session_id: str | None = None
     messages: list[dict[str, str]] | None = None  # chat requests: the conversation as sent
+    temperature_given: bool | None = None  # None when the request left temperature and top_p out
 
 
 def _number(body: dict, key: str, default: float, low: float, high: float) -> float:
@@ -142,6 +143,7 @@ def _common(body: dict, settings: ServerSettings, model_name: str) -> dict[str, 
         "seed": _integer(body, "seed", None, -SEED_LIMIT, SEED_LIMIT - 1),
         "stream": stream,
         "include_usage": bool(options and options.get("include_usage") is True),
+        "given": True if body.get("temperature") is not None or body.get("top_p") is not None else None,
     }
 
 
@@ -238,4 +240,4 @@ def _request(prompt, max_tokens, common, logprobs, session_id, messages) -> Samp
     sampling = SamplingSettings(temperature=common["temperature"], top_p=1.0 if greedy else common["top_p"],
                                 max_new_tokens=max_tokens)
     return SamplingRequest(prompt, sampling, common["n"], common["stop"], common["seed"], logprobs, common["stream"],
-                           common["include_usage"], session_id, messages)
+                           common["include_usage"], session_id, messages, common["given"])

@@ -41,6 +41,7 @@ class TurnRecord:
     choice: int = 0
     extends: bool = True  # its prompt starts with the previous request's prompt + some choice's completion
     messages: list[dict[str, str]] | None = None  # chat requests: the conversation as sent
+    batch_rows: int = 0  # rows of the engine call it came from (> n: batched with other requests on ``seed``)
 
 
 @dataclass

@@ -24,6 +24,7 @@ class ServerSettings:
     max_stop: int = bounded(4, ge=0)  # stop strings per request (OpenAI: 4)
     # the context limit (prompt + max_tokens); null: the model's max_position_embeddings
     max_context_tokens: int | None = bounded(None, ge=1)
+    max_batch_rows: int = bounded(64, ge=1)  # rows one engine call may batch from requests without a seed
     max_queue: int = bounded(256, ge=1)  # generation requests waiting for the engine; beyond: 429
     request_timeout_s: float = bounded(600.0, gt=0)  # a request not answered within it gets 504
     seed: int = random_seed(0)  # draws the seed of a request that names none (every turn records its seed)

@@ -5,6 +5,12 @@ the request's seed (drawn from ``server.seed``'s stream when the request names n
 replays exactly: the same seed, prompt and weights give the same tokens and log-probs as
 ``torch.manual_seed(seed); engine.generate([prompt] * n, settings)`` called directly.
 
+Requests that name no seed and do not stream are batched: the ones waiting together with the same
+temperature and top_p go to the engine in one call (their rows sampled from one drawn seed, each
+cut at its own ``max_tokens``), which is how the hf engine reaches its throughput with many agents
+at once; such a turn records the call's seed and ``batch_rows`` (the rows of that call), and
+replays only with that batch. A request with a seed always runs alone.
+
 A streaming request passes a ``TokenStream``: the engine hands it each step's tokens, and it raises
 ``Cancelled`` once its client has gone, which aborts the generation (nothing is returned, so nothing
 is recorded). ``hold()`` pauses the worker between generations (the trainer updates the weights
@@ -19,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -62,13 +68,17 @@ class Job:
     stream: TokenStream | None = None
     future: Future = field(default_factory=Future)
     version: int = -1  # the policy version it was generated with (set by the worker)
+    batchable: bool = False  # no seed named, not streamed: may share an engine call with others
+    batch_rows: int = 0  # rows of the engine call that generated it (set by the worker)
 
 
 class EngineWorker:
-    def __init__(self, engine, max_queue: int, seed: int, version: int = 0):
+    def __init__(self, engine, max_queue: int, seed: int, version: int = 0, max_batch_rows: int = 64):
         self.engine = engine
         self.version = version
         self._queue: queue.Queue[Job | None] = queue.Queue(maxsize=max_queue)
+        self._later: list[Job] = []  # taken from the queue while batching, not batchable with that batch
+        self.max_batch_rows = max_batch_rows
         self._seeds = random.Random(seed)
         self._seed_lock = threading.Lock()
         self._idle = threading.Condition()
@@ -105,27 +115,69 @@ class EngineWorker:
     def close(self) -> None:
         self._queue.put(None)
 
+    def _take(self) -> list[Job] | None:
+        """The next engine call's jobs: one job, or batchable ones with the same sampling settings."""
+        job = self._later.pop(0) if self._later else self._queue.get()
+        if job is None or not job.batchable:
+            return None if job is None else [job]
+        batch, rows = [job], len(job.prompts)
+        key = (job.sampling.temperature, job.sampling.top_p)
+        candidates = self._later
+        self._later = []
+        while True:
+            try:
+                other = candidates.pop(0) if candidates else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            fits = other is not None and other.batchable and rows + len(other.prompts) <= self.max_batch_rows
+            if fits and (other.sampling.temperature, other.sampling.top_p) == key:
+                batch.append(other)
+                rows += len(other.prompts)
+            else:
+                self._later.append(other)
+                if other is None:
+                    break
+        return batch
+
     def _run(self) -> None:
         while True:
-            job = self._queue.get()
-            if job is None:
+            jobs = self._take()
+            if jobs is None:
                 return
             with self._idle:
                 self._idle.wait_for(lambda: self._held == 0)
                 self._busy = True
             try:
-                if job.stream is not None and job.stream.cancelled.is_set():
-                    raise Cancelled()
-                job.version = self.version
-                job.future.set_result(self._generate(job))
-            except BaseException as exc:  # noqa: BLE001 - every failure goes to its request
-                self.aborted += isinstance(exc, Cancelled)
-                if not job.future.done():
-                    job.future.set_exception(exc)
+                self._serve(jobs)
             finally:
                 with self._idle:
                     self._busy = False
                     self._idle.notify_all()
+
+    def _serve(self, jobs: list[Job]) -> None:
+        try:
+            job = jobs[0]
+            if job.stream is not None and job.stream.cancelled.is_set():
+                raise Cancelled()
+            rows = sum(len(j.prompts) for j in jobs)
+            for j in jobs:
+                j.version, j.batch_rows, j.seed = self.version, rows, job.seed
+            if len(jobs) == 1:
+                job.future.set_result(self._generate(job))
+                return
+            longest = max(j.sampling.max_new_tokens for j in jobs)
+            merged = Job([p for j in jobs for p in j.prompts], replace(job.sampling, max_new_tokens=longest), job.seed)
+            generations = self._generate(merged)
+            at = 0
+            for j in jobs:
+                mine = generations[at: at + len(j.prompts)]
+                at += len(j.prompts)
+                j.future.set_result([_cut(g, j.sampling.max_new_tokens) for g in mine])
+        except BaseException as exc:  # noqa: BLE001 - every failure goes to its requests
+            self.aborted += isinstance(exc, Cancelled)
+            for j in jobs:
+                if not j.future.done():
+                    j.future.set_exception(exc)
 
     def _generate(self, job: Job) -> list[Generation]:
         device = self.engine.device
@@ -135,3 +187,10 @@ class EngineWorker:
             if job.stream is not None:
                 return self.engine.generate(job.prompts, job.sampling, streamer=job.stream)
             return self.engine.generate(job.prompts, job.sampling)
+
+
+def _cut(generation: Generation, max_tokens: int) -> Generation:
+    """``generation`` as if it had been generated with ``max_tokens`` (a longer batch-mate's limit)."""
+    if len(generation.token_ids) <= max_tokens:
+        return generation
+    return Generation(generation.token_ids[:max_tokens], generation.logprobs[:max_tokens], finished=False)
