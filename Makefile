@@ -43,6 +43,7 @@ $(STAMP): packages/*/pyproject.toml Makefile .ci/install_torch.sh
 # test and lint tools on top (make train does without them: pyarrow, hypothesis, pytest, ruff: ~13 s)
 $(DEV_STAMP): $(STAMP)
 	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation -e 'packages/core[test,serve]'  # tests/test_openai_agent_household.py
 	@touch $(DEV_STAMP)
 
 install: $(DEV_STAMP) ## create .venv and install every package with its test tools (CPU torch where there is no GPU)

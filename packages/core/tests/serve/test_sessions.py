@@ -175,3 +175,32 @@ def test_concurrent_sessions_do_not_mix(server, tiny_model, tokenizer):
 def test_requests_without_a_session_are_not_recorded(server):
     _client(server).chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "x"}], max_tokens=2)
     assert server.store.stats()["turns"] == 0
+
+
+def test_requests_without_seed_share_engine_calls_without_mixing(server, tiny_model, tokenizer):
+    """16 clients at once, no seed: the worker batches them (``batch_rows`` > 1), and every recorded
+    completion is its own prompt's: its log-probs are what the model gives those tokens after that
+    prompt (scored alone; equal up to float rounding of the padded batch)."""
+    from coevo.core.rollout.hf_engine import HFEngine
+
+    prompts = {f"b-{k}": tokenizer.encode(f"open box {k}" + " look" * k, add_special_tokens=False) for k in range(16)}
+    barrier = threading.Barrier(16)
+
+    def ask(sid: str) -> None:
+        client = _client(server, sid)
+        barrier.wait()
+        client.completions.create(model=MODEL, prompt=prompts[sid], max_tokens=3 + len(sid) % 4)
+
+    threads = [threading.Thread(target=ask, args=(sid,)) for sid in prompts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    turns = {sid: server.store.get(sid).turns[0] for sid in prompts}
+    assert max(t.batch_rows for t in turns.values()) > 1
+    scores = HFEngine(None, tiny_model, tokenizer).score(
+        [prompts[sid] for sid in prompts], [[turns[sid].completion_ids] for sid in prompts])
+    for sid, score in zip(prompts, scores):
+        assert turns[sid].prompt_ids == prompts[sid]
+        assert len(turns[sid].completion_ids) <= 3 + len(sid) % 4  # each cut at its own max_tokens
+        assert score[0] == pytest.approx(turns[sid].logprobs, abs=1e-4)
