@@ -80,6 +80,7 @@ test: ## per-package tests, each in a venv with only that package, then the real
 	@$(MAKE) --no-print-directory test-pkg PKG=envs EXTRAS=alfworld TESTS=tests/alfworld
 	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=async TESTS=tests/cli/async_rollouts
 	@$(MAKE) --no-print-directory test-pkg PKG=rsipo EXTRAS=async TESTS=tests/async_rollouts
+	@$(MAKE) --no-print-directory test-pkg PKG=rao EXTRAS=async TESTS=tests/async_rollouts
 	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=serve TESTS=tests/serve
 	@$(MAKE) --no-print-directory test-vllm
 	@$(MAKE) --no-print-directory test-e2e

@@ -86,15 +86,18 @@ def main(argv=None) -> dict:
     parser.add_argument("overrides", nargs="*", help="extra key=value overrides for every run")
     args = parser.parse_args(argv)
     os.chdir(ROOT)  # the default warm-start cache
+    # the code measured: the commit when the runs start (uncommitted changes are flagged)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
+                           cwd=ROOT).stdout.strip()
     runs = []
     with tempfile.TemporaryDirectory() as work:
         for seed in args.seeds:
             for mode, staleness in [("sync", 0), *(("async", s) for s in args.staleness)]:
                 runs.append(run(mode, staleness, seed, args, Path(work)))
                 print(json.dumps(runs[-1]), flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     record = {"command": " ".join([".venv/bin/python", "bench/async_rollouts.py", *(argv or sys.argv[1:])]),
-              "commit": commit.stdout.strip(), "date": datetime.date.today().isoformat(),
+              "commit": commit.stdout.strip() + (" (with uncommitted changes)" if dirty else ""), "date": datetime.date.today().isoformat(),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "seeds": args.seeds, "steps": args.steps,
               "sync_threads": args.sync_threads, "async_threads": args.async_threads, "workers": 1,
               "summary": summarise(runs), "runs": runs}

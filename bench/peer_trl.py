@@ -87,6 +87,8 @@ def main() -> int:
     parser.add_argument("--lr", type=float, default=3e-4, help="coevo's GRPO default (GRPOConfig)")
     parser.add_argument("--kl", type=float, default=0.0, help="KL weight (TRL's beta, coevo's algo.kl_coef)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads on both sides")
+    parser.add_argument("--async-staleness", type=int, default=None, metavar="S",
+                        help="coevo plays on one Ray worker beside training with max_staleness S (coevo-core[async])")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="extra config override for both sides, e.g. --set env.problem_types=[word_problem]")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "peer_trl.json"))
@@ -105,7 +107,7 @@ def main() -> int:
 
     base = Workload(model_dir="", steps=args.steps, tasks_per_step=args.tasks_per_step, group_size=args.group_size,
                     max_new_tokens=args.max_new_tokens, lr=args.lr, kl_coef=args.kl, threads=args.threads,
-                    env_overrides=tuple(args.set))
+                    env_overrides=tuple(args.set), async_staleness=args.async_staleness)
     base.model_dir = model_folder(args.model, train_config(base))
     tmp = Path(tempfile.mkdtemp(prefix="bench-peer-"))
     base.save(tmp / "workload.json")

@@ -3,7 +3,10 @@
 The module, agent loop and rollout engine are built exactly as ``coevo.core.cli.train`` builds
 them; the Lightning trainer is the CLI's minus its extras (no evaluation, checkpoints, TensorBoard
 or progress bar; TRL's side likewise saves and reports nothing). The tasks are fed in the
-workload's order, ``tasks_per_step`` per step.
+workload's order, ``tasks_per_step`` per step. With ``async_staleness`` (``--async-staleness``) the
+batches are played by one Ray rollout worker beside training (``rollout.async``, the driver and
+weight-push callback the CLI uses; the worker has ``threads`` torch threads of its own), and the
+step's "generate" time is the trainer's wait for its batch.
 """
 
 from __future__ import annotations
@@ -62,13 +65,36 @@ def run(w: Workload) -> dict:
     steps = tasks(w, make_env(cfg))
     batches = [steps[i : i + w.tasks_per_step] for i in range(0, len(steps), w.tasks_per_step)]
     timer = StepTimer()
+    callbacks = [timer, *beside_training(w, module, context, batches)]
     trainer = L.Trainer(max_steps=w.steps, accelerator="cpu", devices=1, precision="32-true", logger=False,
-                        callbacks=[timer], enable_checkpointing=False, enable_progress_bar=False,
+                        callbacks=callbacks, enable_checkpointing=False, enable_progress_bar=False,
                         enable_model_summary=False, num_sanity_val_steps=0)
-    trainer.fit(module, train_dataloaders=DataLoader(batches, batch_size=None, collate_fn=lambda b: b))
+    try:
+        trainer.fit(module, train_dataloaders=DataLoader(batches, batch_size=None, collate_fn=lambda b: b))
+    finally:
+        if module.async_rollouts is not None:
+            module.async_rollouts.close()
     changed = sum(not torch.equal(a, p.detach()) for a, p in zip(start_params, model.parameters()))
     return {"rows": timer.rows, "params_changed": changed, "params_total": len(start_params),
             "parameters": sum(p.numel() for p in model.parameters())}
+
+
+def beside_training(w: Workload, module, context: AlgorithmContext, batches: list) -> list[L.Callback]:
+    """With ``w.async_staleness``: one Ray worker plays the batches (in the workload's order) beside
+    training, as ``rollout.async.enabled=true`` does in ``make train``; the callbacks that push weights."""
+    if w.async_staleness is None:
+        return []
+    from coevo.core.callbacks.async_weight_push import AsyncWeightPush
+    from coevo.core.rollout.async_rollouts import AsyncRollouts, connect
+    from coevo.core.rollout.async_settings import AsyncRolloutSettings, RaySettings, RolloutPlacement
+
+    placement = RolloutPlacement(AsyncRolloutSettings(enabled=True, max_staleness=w.async_staleness, workers=1,
+                                                      threads=w.threads), RaySettings())
+    connect(placement.ray)
+    module.use_async_rollouts(AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
+                                            context.engine_name, context.engine_config, lambda i: batches[i],
+                                            w.threads))
+    return [AsyncWeightPush()]
 
 
 def _counting(algo_cls):

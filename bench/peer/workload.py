@@ -38,6 +38,7 @@ class Workload:
     seed: int = 0
     first_task: int = 0  # train-split index of the first problem
     env_overrides: tuple[str, ...] = ()  # extra Hydra overrides (e.g. "env.difficulty=2")
+    async_staleness: int | None = None  # coevo only: rollouts on a Ray worker beside training, this bound
 
     def save(self, path: Path) -> None:
         Path(path).write_text(json.dumps(asdict(self)))

@@ -93,3 +93,12 @@ def test_bad_settings_name_their_key(compose_train, override, key):
     cfg = compose_train(override)
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         _algo(cfg)
+
+
+def test_asynchronous_plays_with_the_trained_flat_baseline_are_refused_by_name(compose_train, tmp_path):
+    # flat_baseline=train: a second policy plays its flat trees with that step's weights in the trainer
+    cfg = compose_train("rollout.async.enabled=true", "warmstart.enabled=false")
+    assert cfg.algo.flat_baseline == "train"  # the default
+    with pytest.raises(ConfigError, match="'algo.flat_baseline'.*flat_baseline=policy or off"):
+        train.run(cfg)
+    assert not (tmp_path / "run").exists()  # before any work

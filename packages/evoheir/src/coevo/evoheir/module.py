@@ -109,6 +109,13 @@ class EvoHeir(RolloutModule):
     Config = EvoHeirConfig
     full_weight_forwards = True  # recovery's teachers and LoRA student on each rank's full copy
 
+    @classmethod
+    def async_refusal(cls, config: EvoHeirConfig) -> tuple[str, str] | None:
+        # a round is K branches of a few steps each, judged from one root: its plays are not a stream of batches
+        return ("rollout.async.enabled", "EVOHEIR's screening and confirmation judge the weights of this very "
+                "round (each branch's and the proposal's, paired on the same fresh items), and its branches explore "
+                "from one root for a few steps each")
+
     def __init__(self, config: EvoHeirConfig, context: AlgorithmContext):
         super().__init__(context, config.optim, config.group_size)
         self.config = config

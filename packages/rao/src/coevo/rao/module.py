@@ -34,7 +34,6 @@ from rich.console import Console
 
 from coevo.core import distributed as dist
 from coevo.core import registry
-from coevo.core.agent.groups import expand_groups, seeded_generator
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.algos.rollout_module import rank_seed, step_seed
@@ -45,13 +44,13 @@ from coevo.core.reporting import read_metrics
 from coevo.rao.config import RAOConfig
 from coevo.rao.context import base_size
 from coevo.rao.credit import node_advantages, node_rewards
-from coevo.rao.evaluation import beyond_range, decoding_mode, evaluate_trees, play_trees, scaled_env_factory
+from coevo.rao.evaluation import beyond_range, decoding_mode, evaluate_trees, scaled_env_factory
 from coevo.rao.expert import RecursiveExpert, flat_settings
 from coevo.rao.flatten import tree_samples
 from coevo.rao.learner import Learner, copy_learner
 from coevo.rao.report import plot_report, report_table, write_report
 from coevo.rao.settings import RecursionSettings
-from coevo.rao.tree import Tree
+from coevo.rao.tree_plays import TreePlayer, TreePlays
 from coevo.rao.treestats import tree_stats
 
 console = Console()
@@ -59,8 +58,15 @@ console = Console()
 
 @registry.algorithms.register("rao")
 class RAO(GRPO):
-    plays_async = False  # its trees are played by its own runner, not by rollout() (not yet async)
+    plays_async = True  # its batch player (tree_plays.py) plays the recursive trees in a Ray worker
     Config = RAOConfig
+
+    @classmethod
+    def async_refusal(cls, config: RAOConfig) -> tuple[str, str] | None:
+        if config.flat_baseline == "train":
+            return ("algo.flat_baseline", "flat_baseline=train trains a second policy whose flat trees play with "
+                    "its weights of that very step in the trainer's process (set algo.flat_baseline=policy or off)")
+        return None
 
     @classmethod
     def expert_source(cls, config: RAOConfig) -> RecursiveExpert:
@@ -79,7 +85,6 @@ class RAO(GRPO):
         sizes = config.sizes
         self.train_factories = ([scaled_env_factory(context.make_env, sizes.knob, v) for v in sizes.train]
                                 or [context.make_env])
-        self._size_envs: list[list] = [[] for _ in self.train_factories]
         self.flat_recursion = flat_settings(config.recursion)
         self.flat: Learner | None = None
         if config.flat_baseline == "train":
@@ -120,20 +125,25 @@ class RAO(GRPO):
         return float(norm)
 
     # -- training --------------------------------------------------------------------------------
+    def batch_player(self) -> TreePlayer:
+        """The recursive trees of every step (``tree_plays.py``)."""
+        return TreePlayer(self.train_factories, self.group_size, self.context.seed, self.context.tokenizer,
+                          self.context.agent, self.config.recursion)
+
     def training_step(self, batch: list, batch_idx: int):
         tasks = self.take_tasks(batch)
-        stats = self.learn(tasks, self.config.recursion, "recursive", salt=0)
+        stats = self.learn(self.play_batch(tasks), "recursive", salt=0)  # here, or by a Ray worker
         self.log("loss", stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
         self.log("nodes", stats["tree/nodes"], prog_bar=True, on_step=True, logger=False)
         if self.flat is not None:
             with self.acting_as(self.flat):
-                flat = self.learn(tasks, self.flat_recursion, "flat", salt=1)
+                flat = self.learn(self.play(tasks, self.flat_recursion, salt=1), "flat", salt=1)
             self.log("flat", flat["success"], prog_bar=True, on_step=True, logger=False)
         return None
 
-    def learn(self, tasks: list[Task], recursion: RecursionSettings, agent: str, salt: int) -> dict[str, float]:
-        """Roll out trees of ``tasks`` with the active policy, credit every node, take one update."""
-        trees, seconds = self.play(tasks, recursion, salt)
+    def learn(self, plays: TreePlays, agent: str, salt: int) -> dict[str, float]:
+        """Credit every node of the active policy's trees, take one update."""
+        trees, seconds = plays.trees, plays.seconds
         cfg = self.config
         rewards = node_rewards(trees, cfg.credit, self.context.agent.invalid_penalty)
         advantages = node_advantages(trees, rewards, cfg.credit, cfg.advantage, cfg.scale_by_std)
@@ -157,29 +167,12 @@ class RAO(GRPO):
             self.log("success", stats["success"], prog_bar=True, on_step=True, logger=False)
         return stats
 
-    def play(self, tasks: list[Task], recursion: RecursionSettings, salt: int = 0) -> tuple[list[Tree], float]:
-        """``group_size`` sampled trees of every task, seeded by the batch index (exact resume); with a
-        size mixture, task k of the run (counting from the first step) has size ``sizes.train[k % n]``."""
-        g = self.group_size
-        generator = seeded_generator(rank_seed(step_seed(self.context.seed, self.batch_index)) + salt)
-        expanded, group_ids = expand_groups(tasks, g)
+    def play(self, tasks: list[Task], recursion: RecursionSettings, salt: int = 0) -> TreePlays:
+        """``group_size`` sampled trees of every task with the active policy, in this process, seeded by
+        the batch index (exact resume); with a size mixture, task k of the run (counting from the
+        first step) has size ``sizes.train[k % n]``."""
         self.engine.sync_weights(self.policy)
-        return play_trees(self.engine, self.context.tokenizer, self.context.agent, recursion, expanded,
-                          self.sized_envs(len(tasks), g), group_ids, generator=generator)
-
-    def sized_envs(self, num_tasks: int, group_size: int) -> list:
-        """Environments for ``num_tasks`` x ``group_size`` trees, each task's group at its size."""
-        n = len(self.train_factories)
-        sizes = [(self.batch_index * num_tasks + i) % n for i in range(num_tasks)]
-        used = [0] * n
-        envs = []
-        for size in sizes:
-            pool = self._size_envs[size]
-            while len(pool) < used[size] + group_size:
-                pool.append(self.train_factories[size]())
-            envs += pool[used[size] : used[size] + group_size]
-            used[size] += group_size
-        return envs
+        return self.player.play_trees(self.engine, tasks, self.batch_index, recursion, salt)
 
     # -- report ----------------------------------------------------------------------------------
     def on_fit_start(self) -> None:

@@ -170,7 +170,7 @@ class RolloutModule(L.LightningModule):
     def player(self) -> BatchPlayer:
         if self._player is None:
             self._player = self.batch_player()
-            self._player._envs = self._envs  # in this process it plays in the module's environments
+            self._player.share_envs(self._envs)  # in this process it plays in the module's environments
         return self._player
 
     def play_batch(self, tasks: list[Task]):
@@ -245,7 +245,8 @@ class RolloutModule(L.LightningModule):
         if self._async_state is not None:
             self.async_rollouts.load_state_dict(self._async_state)
             self._async_state = None
-        position = self.trainer.datamodule.position  # batches trained so far: the weights' version
+        datamodule = self.trainer.datamodule  # (None when fed by a plain data loader: one batch per step)
+        position = datamodule.position if datamodule is not None else self.global_step  # batches trained so far
         self.async_rollouts.start(position, position, unwrap_sharded(self.policy).state_dict())
 
     def log_rollout_metrics(self, episodes: list[Episode]) -> dict[str, float]:

@@ -3,9 +3,11 @@ work, otherwise), the stale-policy correction it turns on, and the driver it han
 
 What runs asynchronously now: algorithms whose step plays are one batch player's
 (``plays_async``; ``coevo.core.rollout.batch_player``): GRPO and the policy-gradient family (every
-``algo.advantage`` and ``algo.loss``) and the RSIPO family (students, written skills and replays),
-without dynamic sampling, one trainer process, the ``hf`` engine in the workers, no callback that
-judges the current weights (HEIRCOMMIT). The rest is refused with the key to change.
+``algo.advantage`` and ``algo.loss``), the RSIPO family (students, written skills and replays) and
+RAO (its recursion trees; without the trained flat baseline), without dynamic sampling, one trainer
+process, the ``hf`` engine in the workers, no callback that judges the current weights (HEIRCOMMIT).
+EVOHEIR plays synchronously (``async_refusal``: its screening and confirmation judge the round's own
+weights). The rest is refused with the key to change.
 """
 
 from __future__ import annotations
@@ -28,11 +30,14 @@ def check_async(placement: RolloutPlacement, trainer, algo_cls, algo_cfg, engine
     if not placement.asynchronous.enabled:
         return
     fix = "or set rollout.async.enabled=false"
+    refusal = algo_cls.async_refusal(algo_cfg)
+    if refusal is not None and refusal[0] == "rollout.async.enabled":  # the algorithm as a whole
+        raise ConfigError(f"config error at 'rollout.async.enabled': algo={algo_cfg.name} plays synchronously: "
+                          f"{refusal[1]}; set rollout.async.enabled=false")
     if not getattr(algo_cls, "plays_async", False):
         raise ConfigError(f"config error at 'rollout.async.enabled': algo={algo_cfg.name} does not play its batches "
                           f"beside training yet (no batch player: its step plays with the weights of that very step); "
-                          f"use the GRPO or RSIPO family (e.g. algo=grpo, algo=rsipo), {fix}")
-    refusal = algo_cls.async_refusal(algo_cfg)
+                          f"use algo=grpo, the RSIPO family or algo=rao, {fix}")
     if refusal is not None:
         raise ConfigError(f"config error at '{refusal[0]}': {refusal[1]}, which asynchronous rollouts do not; "
                           f"change {refusal[0]}, {fix}")

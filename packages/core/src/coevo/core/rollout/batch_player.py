@@ -24,7 +24,8 @@ from coevo.core.env.protocol import Environment, Task
 
 
 def batch_seed(seed: int, index: int) -> int:
-    """Batch ``index``'s group seed in a run seeded ``seed`` (one trainer process: rank 0's stream)."""
+    """Batch ``index``'s group seed in a run seeded ``seed`` (this process's rank's stream; a worker
+    plays for the one trainer process, rank 0)."""
     from coevo.core.algos.rollout_module import rank_seed, step_seed
 
     return rank_seed(step_seed(seed, index))
@@ -44,6 +45,10 @@ class BatchPlayer:
         while len(self._envs) < n:
             self._envs.append(self.make_env())
         return self._envs[:n]
+
+    def share_envs(self, envs: list[Environment]) -> None:
+        """Play in ``envs`` (a list the caller fills too: the trainer's own environments)."""
+        self._envs = envs
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_envs": []}  # environments are rebuilt where the player runs
