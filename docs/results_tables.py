@@ -118,9 +118,9 @@ def preset_startup(root: Path) -> str:
     return _rows(header, rows)
 
 
-def async_rollouts(root: Path) -> str:
+def async_rollouts(root: Path, record_name: str = "async_rollouts") -> str:
     """Sync vs async rollouts: mean over seeds of steps/s, tokens/s, held-out success; the speedup per seed."""
-    record = _record(root, "async_rollouts")
+    record = _record(root, record_name)
 
     def histogram(name: str) -> str:
         counts: dict[str, int] = {}
@@ -145,6 +145,7 @@ def async_rollouts(root: Path) -> str:
 
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
+    "async_rollouts_math": lambda root: async_rollouts(root, "async_rollouts_math"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
 }

@@ -92,7 +92,8 @@ def beside_training(w: Workload, module, context: AlgorithmContext, batches: lis
                                                       threads=w.threads), RaySettings())
     connect(placement.ray)
     module.use_async_rollouts(AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
-                                            context.engine_name, context.engine_config, lambda i: batches[i],
+                                            context.engine_name, context.engine_config,
+                                            lambda i: batches[i % len(batches)],  # (played ahead past the end)
                                             w.threads))
     return [AsyncWeightPush()]
 
