@@ -1,5 +1,6 @@
 """``coevo-serve`` as a user runs it: a real process on a free port, queried with the ``openai``
-client, stopped with Ctrl-C; bad settings refused in one line before anything loads."""
+client, stopped with SIGTERM (what a service manager sends; Ctrl-C stops it the same way where SIGINT
+is not ignored, as it is for background jobs); bad settings refused in one line before anything loads."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_serves_a_run_or_a_model_folder(run_folder, which):
                                                max_tokens=4, seed=1)
         assert reply.usage.completion_tokens >= 1
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
 
 

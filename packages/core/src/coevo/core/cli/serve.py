@@ -12,6 +12,7 @@ policy version (``coevo`` field), which is what training through the endpoint ne
 
 from __future__ import annotations
 
+import signal
 import sys
 import warnings
 
@@ -63,9 +64,10 @@ def run(cfg: DictConfig, block: bool = True):
     with stage("config"):
         server = BackgroundServer(engine, tokenizer, settings.server).start()
     console.print(f"[bold]coevo-serve[/bold]: {escape(str(folder))} as '{escape(settings.server.model_name)}' "
-                  f"on {device}, OpenAI-compatible at [bold]{server.url}[/bold] (Ctrl-C stops)")
+                  f"on {device}, OpenAI-compatible at [bold]{server.url}[/bold] (Ctrl-C or SIGTERM stops)")
     if not block:
         return server
+    signal.signal(signal.SIGTERM, _stop)  # a service manager's stop: the same clean exit as Ctrl-C
     try:
         while server._thread.is_alive():
             server._thread.join(0.5)
@@ -74,6 +76,10 @@ def run(cfg: DictConfig, block: bool = True):
     finally:
         server.stop()
     return None
+
+
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _main(cfg: DictConfig) -> None:
