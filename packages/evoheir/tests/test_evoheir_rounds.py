@@ -92,6 +92,14 @@ def test_evoheir_needs_math_and_a_certifiable_pool(compose_train):
         train.run(compose_train("algo.screen.start=5", *SMALL, base=FAST_MATH))
 
 
+def test_evoheir_plays_synchronously_and_says_why(compose_train, tmp_path):
+    # its screening and confirmation judge the round's own weights: refused before any work (no Ray needed)
+    with pytest.raises(ConfigError, match="'rollout.async.enabled': algo=evoheir plays synchronously: EVOHEIR's "
+                                          "screening and confirmation judge the weights of this very round"):
+        train.run(compose_train("rollout.async.enabled=true", *SMALL, base=FAST_MATH))
+    assert not (tmp_path / "run").exists()
+
+
 def test_resume_continues_with_fresh_pools_and_the_archive(compose_train, tmp_path):
     seeded = _seed_archive(tmp_path / "seed.json", n=2)
     common = ["algo.host=grpo", "algo.rounds=2", *SMALL, "algo.branches=1", "algo.heldout_tasks=0",
