@@ -14,6 +14,9 @@ the agent under the job's session id, and posts the episode's return as the sess
 Training (coevo-train starts this file beside the trainer, with ``OPENAI_BASE_URL`` set)::
 
     make train ALGO=grpo ARGS="agent=openai_client external.command='python examples/openai_agent_household.py'"
+    # the commands listed on each message (coevo's agent.prompt.show_admissible):
+    make train ALGO=grpo ARGS="agent=openai_client agent.prompt.show_admissible=true \
+        external.command='env AGENT_SHOW_ADMISSIBLE=1 python examples/openai_agent_household.py'"
 
 Against an endpoint you started yourself: ``OPENAI_BASE_URL=http://127.0.0.1:8000/v1
 COEVO_TASKS_URL=http://127.0.0.1:8000/v1/tasks/next python examples/openai_agent_household.py``.
@@ -33,30 +36,36 @@ from concurrent.futures import ThreadPoolExecutor
 from openai import OpenAI
 
 MAX_TOKENS = 64  # a reply's length limit (coevo-train's agent.sampling.max_new_tokens)
+# list the admissible commands on the latest message (AGENT_SHOW_ADMISSIBLE=1; train with
+# agent.prompt.show_admissible=true so that the warm start saw the same layout)
+SHOW_ADMISSIBLE = os.environ.get("AGENT_SHOW_ADMISSIBLE") == "1"
 INVALID_PENALTY = 0.1  # subtracted from the return per invalid reply (coevo's agent.invalid_penalty)
 
 
 # -- the agent: the openai client and the environment's text, nothing else ----------------------
-def _message(text: str, goal: str | None, memory: str | None) -> str:
+def _message(text: str, goal: str | None, memory: str | None, commands: list[str]) -> str:
     extra = ([f"Task: {goal}"] if goal else []) + ([f"Memory: {memory}"] if memory else [])
+    if SHOW_ADMISSIBLE and commands:
+        extra.append("Admissible: " + ", ".join(commands))
     return "\n".join([text, *extra])
 
 
-def play(client: OpenAI, model: str, session_id: str, goal: str, memory: str | None,
-         step: Callable[[str, bool], tuple[str, str | None, bool]], max_turns: int) -> None:
-    """One episode: ``step(reply, complete)`` applies a reply and returns (observation, memory, done)."""
+def play(client: OpenAI, model: str, session_id: str, goal: str, memory: str | None, commands: list[str],
+         step: Callable[[str, bool], tuple[str, str | None, list[str], bool]], max_turns: int) -> None:
+    """One episode: ``step(reply, complete)`` applies a reply and returns the environment's answer:
+    (observation, memory line, admissible commands, done)."""
     opening = f"Your task is to: {goal}."
     last: tuple[str, str] | None = None  # (my last reply, what the environment answered)
     for _ in range(max_turns):
         if last is None:
-            messages = [{"role": "user", "content": _message(opening, None, memory)}]
+            messages = [{"role": "user", "content": _message(opening, None, memory, commands)}]
         else:
             messages = [{"role": "user", "content": opening}, {"role": "assistant", "content": last[0]},
-                        {"role": "user", "content": _message(last[1], goal, memory)}]
+                        {"role": "user", "content": _message(last[1], goal, memory, commands)}]
         answer = client.chat.completions.create(model=model, messages=messages, max_tokens=MAX_TOKENS,
                                                 user=session_id)
         reply = answer.choices[0].message.content or ""
-        observation, memory, done = step(reply, answer.choices[0].finish_reason == "stop")
+        observation, memory, commands, done = step(reply, answer.choices[0].finish_reason == "stop")
         if done:
             return
         last = (reply, observation)
@@ -87,14 +96,14 @@ def play_job(client: OpenAI, model: str, base_url: str, job: dict) -> dict:
         action = env.parse_action(reply) if complete else None
         if action is None:
             score["invalid"] += 1
-            return env.invalid_observation, env.memory(), False
+            return env.invalid_observation, env.memory(), env.admissible_actions(), False
         result = env.step(action)
         score["reward"] += result.reward
         score["invalid"] += int(result.invalid)
         score["won"] = score["won"] or result.won
-        return result.observation, env.memory(), result.done
+        return result.observation, env.memory(), env.admissible_actions(), result.done
 
-    play(client, model, job["session_id"], env.goal, env.memory(), step, env.max_steps)
+    play(client, model, job["session_id"], env.goal, env.memory(), env.admissible_actions(), step, env.max_steps)
     reward = score["reward"] - INVALID_PENALTY * score["invalid"]
     _post(f"{base_url}/sessions/{job['session_id']}/reward",
           {"reward": reward, "task_id": job["task_id"], "won": score["won"]})

@@ -58,7 +58,8 @@ class Replay(RolloutEngine):
         raise NotImplementedError
 
 
-def test_recorded_tokens_are_what_coevos_loop_trains_on():
+@pytest.mark.parametrize("show_admissible", [False, True])
+def test_recorded_tokens_are_what_coevos_loop_trains_on(show_admissible):
     torch.manual_seed(0)
     env_cls = registry.envs.get("household")
     env = env_cls(env_cls.Config(max_steps=5))
@@ -69,6 +70,7 @@ def test_recorded_tokens_are_what_coevos_loop_trains_on():
     model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
                                              intermediate_size=64), tokenizer).eval()
     example = _example()
+    example.SHOW_ADMISSIBLE = show_admissible  # (AGENT_SHOW_ADMISSIBLE=1)
     with BackgroundServer(HFEngine(None, model, tokenizer), tokenizer, ServerSettings(port=0)) as server:
         client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=60)
         job = {"session_id": "ep", "task": dataclasses.asdict(task), "task_id": task.task_id,
@@ -77,7 +79,7 @@ def test_recorded_tokens_are_what_coevos_loop_trains_on():
         (session,) = server.store.take_rewarded()
     assert len(session.turns) == 5  # the untrained model never finishes the task
     settings = AgentSettings(mode="generate", prompt=PromptSettings(system_prompt="", first_observation="goal",
-                                                                    goal_reminder=True),
+                                                                    goal_reminder=True, show_admissible=show_admissible),
                              sampling=SamplingSettings(max_new_tokens=example.MAX_TOKENS))
     loop = AgentLoop(Replay([(t.completion_ids, t.logprobs) for t in session.turns], tokenizer.eos_token_id),
                      tokenizer, settings)
