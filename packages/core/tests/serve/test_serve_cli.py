@@ -51,7 +51,12 @@ def test_serves_a_run_or_a_model_folder(run_folder, which):
         assert reply.usage.completion_tokens >= 1
     finally:
         process.send_signal(signal.SIGTERM)
-        assert process.wait(30) == 0
+        try:
+            code = process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()  # never left running after the test
+            raise
+    assert code == 0
 
 
 @pytest.mark.parametrize("args,fragment", [
