@@ -49,7 +49,8 @@ class BackgroundServer:
     def __init__(self, engine, tokenizer, settings: ServerSettings, version: int = 0, board=None,
                  fixed_sampling=None):
         self.settings = settings
-        self.worker = EngineWorker(engine, settings.max_queue, settings.seed, version, settings.max_batch_rows)
+        self.worker = EngineWorker(engine, settings.max_queue, settings.seed, version, settings.max_batch_rows,
+                                   settings.batch_wait_ms / 1000)
         store = SessionStore(settings.reward_timeout_s, settings.max_sessions, settings.max_turns_per_session)
         self.endpoint = Endpoint(self.worker, tokenizer, settings, context_limit(engine.model, settings), store,
                                  board, fixed_sampling)

@@ -8,7 +8,8 @@ replays exactly: the same seed, prompt and weights give the same tokens and log-
 Requests that name no seed and do not stream are batched: the ones waiting together with the same
 temperature and top_p go to the engine in one call (their rows sampled from one drawn seed, each
 cut at its own ``max_tokens``), which is how the hf engine reaches its throughput with many agents
-at once; such a turn records the call's seed and ``batch_rows`` (the rows of that call), and
+at once (after a batchable request the worker waits ``server.batch_wait_ms`` for another, so
+agents a few milliseconds apart share the call); such a turn records the call's seed and ``batch_rows`` (the rows of that call), and
 replays only with that batch. A request with a seed always runs alone.
 
 A streaming request passes a ``TokenStream``: the engine hands it each step's tokens, and it raises
@@ -30,6 +31,8 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from coevo.core.rollout.engine import Generation, SamplingSettings
+
+MAX_WAITS = 64  # batchable requests one call waits for, each at most batch_wait_s after the last
 
 
 class Cancelled(Exception):
@@ -73,12 +76,14 @@ class Job:
 
 
 class EngineWorker:
-    def __init__(self, engine, max_queue: int, seed: int, version: int = 0, max_batch_rows: int = 64):
+    def __init__(self, engine, max_queue: int, seed: int, version: int = 0, max_batch_rows: int = 64,
+                 batch_wait_s: float = 0.0):
         self.engine = engine
         self.version = version
         self._queue: queue.Queue[Job | None] = queue.Queue(maxsize=max_queue)
         self._later: list[Job] = []  # taken from the queue while batching, not batchable with that batch
         self.max_batch_rows = max_batch_rows
+        self.batch_wait_s = batch_wait_s
         self._seeds = random.Random(seed)
         self._seed_lock = threading.Lock()
         self._idle = threading.Condition()
@@ -124,9 +129,16 @@ class EngineWorker:
         key = (job.sampling.temperature, job.sampling.top_p)
         candidates = self._later
         self._later = []
+        waits = 0
         while True:
             try:
-                other = candidates.pop(0) if candidates else self._queue.get_nowait()
+                if candidates:
+                    other = candidates.pop(0)
+                elif self.batch_wait_s > 0 and waits < MAX_WAITS and not self._later:  # agents ms behind join
+                    waits += 1
+                    other = self._queue.get(timeout=self.batch_wait_s)
+                else:
+                    other = self._queue.get_nowait()
             except queue.Empty:
                 break
             fits = other is not None and other.batchable and rows + len(other.prompts) <= self.max_batch_rows
