@@ -61,6 +61,7 @@ class Endpoint:
         self.board = board  # training: the TaskBoard whose jobs external agents play (task_board.py)
         # training: the temperature / top_p every request must sample at (the trainer's log-probs use them)
         self.fixed_sampling = fixed_sampling
+        self.in_flight = 0  # generation requests being answered (the worker batches when several are)
         self.tokenizer = tokenizer
         self.settings = settings
         self.context_limit = context_limit
@@ -145,7 +146,13 @@ class Endpoint:
                 "model": self.settings.model_name}
         if parsed.stream:
             return StreamingResponse(self._stream(request, parsed, job, chat, meta), media_type="text/event-stream")
-        generations = await self._run(job)
+        self.in_flight += 1
+        if self.in_flight > 1:
+            self.worker.last_concurrent = time.monotonic()
+        try:
+            generations = await self._run(job)
+        finally:
+            self.in_flight -= 1
         completions = [complete(g, parsed.stop, self.tokenizer) for g in generations]
         if parsed.session_id is not None:
             if await request.is_disconnected():

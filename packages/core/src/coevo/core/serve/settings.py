@@ -25,9 +25,9 @@ class ServerSettings:
     # the context limit (prompt + max_tokens); null: the model's max_position_embeddings
     max_context_tokens: int | None = bounded(None, ge=1)
     max_batch_rows: int = bounded(64, ge=1)  # rows one engine call may batch from requests without a seed
-    # after a request without a seed, wait this long for another to batch with (again after each
-    # that comes); 0: batch only what is already queued
-    batch_wait_ms: float = bounded(3.0, ge=0, le=1000)
+    # after a request without a seed, while several clients are active, wait this long for another to
+    # batch with (again after each that comes); 0: batch only what is already queued
+    batch_wait_ms: float = bounded(10.0, ge=0, le=1000)
     max_queue: int = bounded(256, ge=1)  # generation requests waiting for the engine; beyond: 429
     request_timeout_s: float = bounded(600.0, gt=0)  # a request not answered within it gets 504
     seed: int = random_seed(0)  # draws the seed of a request that names none (every turn records its seed)

@@ -8,8 +8,9 @@ replays exactly: the same seed, prompt and weights give the same tokens and log-
 Requests that name no seed and do not stream are batched: the ones waiting together with the same
 temperature and top_p go to the engine in one call (their rows sampled from one drawn seed, each
 cut at its own ``max_tokens``), which is how the hf engine reaches its throughput with many agents
-at once (after a batchable request the worker waits ``server.batch_wait_ms`` for another, so
-agents a few milliseconds apart share the call); such a turn records the call's seed and ``batch_rows`` (the rows of that call), and
+at once (after a batchable request the worker waits ``server.batch_wait_ms`` for another while several
+clients have been active lately, so agents a few milliseconds apart share the call; a lone client
+never waits); such a turn records the call's seed and ``batch_rows`` (the rows of that call), and
 replays only with that batch. A request with a seed always runs alone.
 
 A streaming request passes a ``TokenStream``: the engine hands it each step's tokens, and it raises
@@ -23,6 +24,7 @@ from __future__ import annotations
 import queue
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -32,6 +34,7 @@ import torch
 
 from coevo.core.rollout.engine import Generation, SamplingSettings
 
+BUSY_S = 2.0  # the endpoint counts as busy this long after it last had several requests at once
 MAX_WAITS = 64  # batchable requests one call waits for, each at most batch_wait_s after the last
 
 
@@ -84,6 +87,8 @@ class EngineWorker:
         self._later: list[Job] = []  # taken from the queue while batching, not batchable with that batch
         self.max_batch_rows = max_batch_rows
         self.batch_wait_s = batch_wait_s
+        self.last_concurrent = float("-inf")  # when the endpoint last had several requests at once
+        self._threads = torch.get_num_threads()  # the creator's setting: a new thread would get OpenMP's default
         self._seeds = random.Random(seed)
         self._seed_lock = threading.Lock()
         self._idle = threading.Condition()
@@ -134,7 +139,7 @@ class EngineWorker:
             try:
                 if candidates:
                     other = candidates.pop(0)
-                elif self.batch_wait_s > 0 and waits < MAX_WAITS and not self._later:  # agents ms behind join
+                elif self.batch_wait_s > 0 and waits < MAX_WAITS and not self._later and self._busy_lately():
                     waits += 1
                     other = self._queue.get(timeout=self.batch_wait_s)
                 else:
@@ -151,7 +156,12 @@ class EngineWorker:
                     break
         return batch
 
+    def _busy_lately(self) -> bool:
+        """Several clients lately: worth waiting for a batch-mate (a lone client never waits)."""
+        return time.monotonic() - self.last_concurrent < BUSY_S
+
     def _run(self) -> None:
+        torch.set_num_threads(self._threads)
         while True:
             jobs = self._take()
             if jobs is None:
