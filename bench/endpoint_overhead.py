@@ -4,6 +4,8 @@ The policy is the tiny model built locally (``--hidden`` wide; no download). Wor
 chat prompts, ``--max-tokens`` tokens each, temperature 1, no seed (so concurrent requests may share
 an engine call, as they do in training). Three ways, each timed ``--repeats`` times (best kept):
 
+(interleaved: each repeat runs every way once)
+
 - direct, one at a time: ``engine.generate([prompt], ...)`` per prompt (what 1 client gets at best);
 - direct, batched: ``engine.generate`` on groups of ``--clients`` prompts (what 16 clients get at best);
 - through the endpoint: the ``openai`` client, 1 client sending the prompts one after the other,
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -96,6 +99,7 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--batch-wait-ms", type=float, default=10.0)  # server.batch_wait_ms
     parser.add_argument("--out", default=str(ROOT / "bench/results/endpoint_overhead.json"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -108,18 +112,18 @@ def main() -> None:
     model, tokenizer = build(args.hidden, args.layers)
     engine = HFEngine(None, model, tokenizer)
     prompts = [render_prompt(tokenizer, messages(k)) for k in range(args.requests)]
-    results: dict = {}
     torch.manual_seed(1)
     direct(engine, prompts[:4], 8, 4)  # warm-up
-    results["direct_1"] = best([direct(engine, prompts, args.max_tokens, 1) for _ in range(args.repeats)])
-    results[f"direct_{args.clients}"] = best([direct(engine, prompts, args.max_tokens, args.clients)
-                                              for _ in range(args.repeats)])
-    with BackgroundServer(engine, tokenizer, ServerSettings(port=0, seed=1)) as server:
+    runs: dict[str, list] = {f"{way}_{c}": [] for way in ("direct", "endpoint") for c in (1, args.clients)}
+    loads = [os.getloadavg()[0]]
+    with BackgroundServer(engine, tokenizer, ServerSettings(port=0, seed=1, batch_wait_ms=args.batch_wait_ms)) as server:
         through_endpoint(server.url, 4, 8, 1)  # warm-up
-        results["endpoint_1"] = best([through_endpoint(server.url, args.requests, args.max_tokens, 1)
-                                      for _ in range(args.repeats)])
-        results[f"endpoint_{args.clients}"] = best([through_endpoint(server.url, args.requests, args.max_tokens,
-                                                                     args.clients) for _ in range(args.repeats)])
+        for _ in range(args.repeats):  # interleaved, so that a change of load hits every way alike
+            for c in (1, args.clients):
+                runs[f"direct_{c}"].append(direct(engine, prompts, args.max_tokens, c))
+                runs[f"endpoint_{c}"].append(through_endpoint(server.url, args.requests, args.max_tokens, c))
+            loads.append(os.getloadavg()[0])
+    results = {way: best(r) for way, r in runs.items()}
     ratio = {f"{c}_clients": round(results[f"direct_{c}"]["tokens_per_s"] / results[f"endpoint_{c}"]["tokens_per_s"], 3)
              for c in (1, args.clients)}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
@@ -129,7 +133,9 @@ def main() -> None:
         "threads": args.threads, "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "torch": torch.__version__,
         "workload": {"requests": args.requests, "max_tokens": args.max_tokens, "clients": args.clients,
-                     "model": f"tiny {args.hidden}x{args.layers}", "repeats": args.repeats, "temperature": 1.0},
+                     "model": f"tiny {args.hidden}x{args.layers}", "repeats": args.repeats, "temperature": 1.0,
+                     "batch_wait_ms": args.batch_wait_ms},
+        "load_average_1min": [round(x, 2) for x in loads],  # the machine's load before and after each repeat
         "results": results,
         "ratio_direct_over_endpoint_time_per_token": ratio,
     }
