@@ -85,16 +85,16 @@ def beside_training(w: Workload, module, context: AlgorithmContext, batches: lis
     if w.async_staleness is None:
         return []
     from coevo.core.callbacks.async_weight_push import AsyncWeightPush
-    from coevo.core.rollout.async_rollouts import AsyncRollouts, connect
+    from coevo.core.cli.async_setup import async_driver
+    from coevo.core.rollout.async_rollouts import connect
     from coevo.core.rollout.async_settings import AsyncRolloutSettings, RaySettings, RolloutPlacement
 
     placement = RolloutPlacement(AsyncRolloutSettings(enabled=True, max_staleness=w.async_staleness, workers=1,
                                                       threads=w.threads), RaySettings())
     connect(placement.ray)
-    module.use_async_rollouts(AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
-                                            context.engine_name, context.engine_config,
-                                            lambda i: batches[i % len(batches)],  # (played ahead past the end)
-                                            w.threads))
+    module.use_async_rollouts(async_driver(placement, context, module,
+                                           lambda i: batches[i % len(batches)],  # (played ahead past the end)
+                                           w.threads))
     return [AsyncWeightPush()]
 
 

@@ -5,14 +5,13 @@ trainer credits and updates on them. ``max_staleness=0`` is the synchronous run 
 finished trees are kept in the checkpoint as plain records)."""
 
 import importlib.util
-import json
 
 import pytest
 import rao_sums_env
 import torch
-from safetensors.torch import load_file
 
 from coevo.core.cli import train
+from coevo.core.testing.async_runs import TIMING, async_overrides, comparable, exported_weights, metrics_rows
 from coevo.core.testing.fixtures import local_ray  # noqa: F401 (a real local Ray instance; imports Ray itself)
 
 if importlib.util.find_spec("ray") is None:
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("local_ray", "sums_env_by_value")
 RUN = ["warmstart.enabled=false", "eval.before=false", "eval.after=false", "algo.report.num_tasks=0",
        "algo.flat_baseline=off", "algo.skip_zero_advantage=false", "agent.mode=choose", "trainer.cpu_threads=1"]
 ENV = {"length": 4, "max_digit": 1}
-TIMING = ("seconds", "latency", "rollout/")  # wall times and the async-only stamps differ by design
+TREE_TIMING = (*TIMING, "latency")  # and tree_latency, a wall time too
 
 
 @pytest.fixture(scope="module")
@@ -36,41 +35,29 @@ def sums_env_by_value():
     ray.cloudpickle.unregister_pickle_by_value(rao_sums_env)
 
 
-def _rows(run_dir):
-    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
 
 
-def _comparable(rows):
-    return [{k: v for k, v in row.items() if not any(t in k for t in TIMING)} for row in rows]
-
-
-def _weights(run_dir):
-    return load_file(str(run_dir / "policy" / "model.safetensors"))
-
-
-def _async(staleness):
-    return ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}", "rollout.async.threads=1"]
 
 
 def test_rao_at_max_staleness_zero_is_the_synchronous_run(compose_train, tmp_path):
     sync_dir, async_dir = tmp_path / "sync", tmp_path / "async"
     train.run(compose_train(*RUN, "trainer.max_steps=3", f"run_dir={sync_dir}", env=ENV))
-    train.run(compose_train(*RUN, *_async(0), "trainer.max_steps=3", f"run_dir={async_dir}", env=ENV))
-    played = _rows(async_dir)
+    train.run(compose_train(*RUN, *async_overrides(0), "trainer.max_steps=3", f"run_dir={async_dir}", env=ENV))
+    played = metrics_rows(async_dir)
     assert [r["rollout/policy_version"] for r in played] == [0.0, 1.0, 2.0]
-    assert _comparable(played) == _comparable(_rows(sync_dir))  # tree sizes, credit, losses: to the digit
+    assert comparable(played, TREE_TIMING) == comparable(metrics_rows(sync_dir), TREE_TIMING)  # tree sizes, credit, losses: to the digit
     assert any(r["train/tree/nodes"] > 1 for r in played)  # the trees delegated
-    a, b = _weights(sync_dir), _weights(async_dir)
+    a, b = exported_weights(sync_dir), exported_weights(async_dir)
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_rao_resumes_exactly_with_trees_in_flight(compose_train, tmp_path):
     straight, split = tmp_path / "straight", tmp_path / "split"
-    train.run(compose_train(*RUN, *_async(2), "trainer.max_steps=4", f"run_dir={straight}", env=ENV))
-    train.run(compose_train(*RUN, *_async(2), "trainer.max_steps=2", f"run_dir={split}", env=ENV))
-    train.run(compose_train(*RUN, *_async(2), "trainer.max_steps=4", f"run_dir={split}", f"resume={split}", env=ENV))
-    rows = _rows(straight)
+    train.run(compose_train(*RUN, *async_overrides(2), "trainer.max_steps=4", f"run_dir={straight}", env=ENV))
+    train.run(compose_train(*RUN, *async_overrides(2), "trainer.max_steps=2", f"run_dir={split}", env=ENV))
+    train.run(compose_train(*RUN, *async_overrides(2), "trainer.max_steps=4", f"run_dir={split}", f"resume={split}", env=ENV))
+    rows = metrics_rows(straight)
     assert [r["rollout/staleness_max"] for r in rows] == [0.0, 1.0, 2.0, 2.0]
-    assert _comparable(_rows(split)) == _comparable(rows)
-    a, b = _weights(straight), _weights(split)
+    assert comparable(metrics_rows(split), TREE_TIMING) == comparable(rows, TREE_TIMING)
+    a, b = exported_weights(straight), exported_weights(split)
     assert all(torch.equal(a[k], b[k]) for k in a)

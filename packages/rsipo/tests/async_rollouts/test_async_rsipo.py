@@ -9,9 +9,9 @@ import json
 
 import pytest
 import torch
-from safetensors.torch import load_file
 
 from coevo.core.cli import train
+from coevo.core.testing.async_runs import async_overrides, comparable, exported_weights, metrics_rows
 from coevo.core.testing.fixtures import local_ray  # noqa: F401 (a real local Ray instance; imports Ray itself)
 
 if importlib.util.find_spec("ray") is None:
@@ -22,37 +22,30 @@ pytestmark = pytest.mark.usefixtures("local_ray")
 STEPS = 3
 RUN = ["warmstart.enabled=false", "eval.before=false", "eval.after=false", "algo.skip_zero_advantage=false",
        "algo.warmup.steps=2", "algo.warmup.episodes=4", "trainer.cpu_threads=1"]
-TIMING = ("seconds", "rollout/")  # wall times and the async-only stamps differ by design
 
 
 def _rows(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def _comparable(rows):
-    return [{k: v for k, v in row.items() if not any(t in k for t in TIMING)} for row in rows]
-
-
-def _async(staleness):
-    return ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}", "rollout.async.threads=1"]
 
 
 def test_rsipo_at_max_staleness_zero_is_the_synchronous_run(compose_train, tmp_path):
     sync_dir, async_dir = tmp_path / "sync", tmp_path / "async"
     train.run(compose_train("rsipo", *RUN, f"trainer.max_steps={STEPS}", f"run_dir={sync_dir}"))
-    train.run(compose_train("rsipo", *RUN, *_async(0), f"trainer.max_steps={STEPS}", f"run_dir={async_dir}"))
-    played = _rows(async_dir / "metrics.jsonl")
+    train.run(compose_train("rsipo", *RUN, *async_overrides(0), f"trainer.max_steps={STEPS}", f"run_dir={async_dir}"))
+    played = metrics_rows(async_dir)
     assert [r["rollout/policy_version"] for r in played] == [0.0, 1.0, 2.0]
-    assert _comparable(played) == _comparable(_rows(sync_dir / "metrics.jsonl"))  # Δ, ω, losses: to the digit
+    assert comparable(played) == comparable(metrics_rows(sync_dir))  # Δ, ω, losses: to the digit
     assert _rows(async_dir / "skills.jsonl") == _rows(sync_dir / "skills.jsonl")  # the same skills written
-    a, b = (load_file(str(d / "policy" / "model.safetensors")) for d in (sync_dir, async_dir))
+    a, b = exported_weights(sync_dir), exported_weights(async_dir)
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_rsipo_plays_one_step_ahead_with_whole_records(compose_train, tmp_path):
     run_dir = tmp_path / "run"
-    result = train.run(compose_train("rsipo", *RUN, *_async(1), "trainer.max_steps=4", f"run_dir={run_dir}"))
-    rows = _rows(run_dir / "metrics.jsonl")
+    result = train.run(compose_train("rsipo", *RUN, *async_overrides(1), "trainer.max_steps=4", f"run_dir={run_dir}"))
+    rows = metrics_rows(run_dir)
     assert result["steps"] == 4
     assert [r["rollout/policy_version"] for r in rows] == [0.0, 0.0, 1.0, 2.0]
     assert [r["rollout/staleness_max"] for r in rows] == [0.0, 1.0, 1.0, 1.0]

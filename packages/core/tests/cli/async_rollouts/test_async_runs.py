@@ -3,12 +3,10 @@ extra): ``max_staleness=0`` is the synchronous run to the digit; with ``max_stal
 play one batch ahead and no sample is staler than the bound; a kill between checkpoints resumes
 exactly; weights a worker was not sent trip the log-prob self-check."""
 
-import json
 import os
 
 import pytest
 import torch
-from safetensors.torch import load_file
 
 from coevo.core.rollout.async_rollouts import LOOPBACK_NODE
 
@@ -17,51 +15,39 @@ ray = pytest.importorskip("ray")
 
 from coevo.core.cli import train  # noqa: E402
 from coevo.core.rollout.sync_check import WeightSyncError  # noqa: E402
+from coevo.core.testing.async_runs import async_overrides, comparable, exported_weights, metrics_rows  # noqa: E402
 from coevo.core.testing.fixtures import local_ray  # noqa: E402,F401 (a real local Ray instance)
 
 STEPS = 3
 RUN = ["eval.before=false", "eval.after=false", "warmstart.enabled=false", "algo.skip_zero_advantage=false",
        "agent.choice_score=mean", "trainer.cpu_threads=1"]
-TIMING = ("seconds", "rollout/")  # wall times and the async-only stamps differ by design
 
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
 
-def _metrics(run_dir):
-    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
 
 
-def _comparable(rows):
-    return [{k: v for k, v in row.items() if not any(t in k for t in TIMING)} for row in rows]
-
-
-def _weights(run_dir):
-    return load_file(str(run_dir / "policy" / "model.safetensors"))
-
-
-def _async(staleness):
-    return ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}", "rollout.async.threads=1"]
 
 
 def test_max_staleness_zero_is_the_synchronous_run(compose_train, tmp_path):
     sync_dir, async_dir = tmp_path / "sync", tmp_path / "async"
     train.run(compose_train(*RUN, f"trainer.max_steps={STEPS}", f"run_dir={sync_dir}"))
-    train.run(compose_train(*RUN, *_async(0), f"trainer.max_steps={STEPS}", f"run_dir={async_dir}"))
-    played = _metrics(async_dir)
+    train.run(compose_train(*RUN, *async_overrides(0), f"trainer.max_steps={STEPS}", f"run_dir={async_dir}"))
+    played = metrics_rows(async_dir)
     assert [r["rollout/staleness_max"] for r in played] == [0.0] * STEPS
     assert [r["rollout/policy_version"] for r in played] == [0.0, 1.0, 2.0]
-    assert _comparable(played) == _comparable(_metrics(sync_dir))  # rewards, losses, grad norms: to the digit
-    synced, asynced = _weights(sync_dir), _weights(async_dir)
+    assert comparable(played) == comparable(metrics_rows(sync_dir))  # rewards, losses, grad norms: to the digit
+    synced, asynced = exported_weights(sync_dir), exported_weights(async_dir)
     assert all(torch.equal(synced[k], asynced[k]) for k in synced)
 
 
 def test_max_staleness_one_plays_ahead_within_the_bound(compose_train, tmp_path):
     run_dir = tmp_path / "run"
-    cfg = compose_train(*RUN, *_async(1), "trainer.max_steps=4", f"run_dir={run_dir}")
+    cfg = compose_train(*RUN, *async_overrides(1), "trainer.max_steps=4", f"run_dir={run_dir}")
     assert cfg.algo.off_policy.tis_cap is None  # turned on by the run for stale samples
     result = train.run(cfg)
-    rows = _metrics(run_dir)
+    rows = metrics_rows(run_dir)
     assert result["steps"] == 4
     # batch 0 with the starting weights; batch k >= 1 was started while batch k-1 trained: one step stale
     assert [r["rollout/policy_version"] for r in rows] == [0.0, 0.0, 1.0, 2.0]
@@ -72,17 +58,17 @@ def test_max_staleness_one_plays_ahead_within_the_bound(compose_train, tmp_path)
 
 def test_a_kill_between_checkpoints_resumes_exactly(compose_train, tmp_path):
     straight, split = tmp_path / "straight", tmp_path / "split"
-    train.run(compose_train(*RUN, *_async(2), "trainer.max_steps=4", f"run_dir={straight}"))
-    train.run(compose_train(*RUN, *_async(2), "trainer.max_steps=2", f"run_dir={split}"))
+    train.run(compose_train(*RUN, *async_overrides(2), "trainer.max_steps=4", f"run_dir={straight}"))
+    train.run(compose_train(*RUN, *async_overrides(2), "trainer.max_steps=2", f"run_dir={split}"))
     # what a kill -9 after the step-2 checkpoint leaves: a torn metrics line; the batches the workers
     # had in flight exist only in that checkpoint
     with (split / "metrics.jsonl").open("a") as handle:
         handle.write('{"step": 3, "train/rew')
-    train.run(compose_train(*RUN, *_async(2), "trainer.max_steps=4", f"resume={split}"))
-    assert _comparable(_metrics(split)) == _comparable(_metrics(straight))
-    assert [r["rollout/policy_version"] for r in _metrics(split)] == [r["rollout/policy_version"]
-                                                                       for r in _metrics(straight)]
-    a, b = _weights(straight), _weights(split)
+    train.run(compose_train(*RUN, *async_overrides(2), "trainer.max_steps=4", f"resume={split}"))
+    assert comparable(metrics_rows(split)) == comparable(metrics_rows(straight))
+    assert [r["rollout/policy_version"] for r in metrics_rows(split)] == [r["rollout/policy_version"]
+                                                                       for r in metrics_rows(straight)]
+    a, b = exported_weights(straight), exported_weights(split)
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
@@ -97,7 +83,7 @@ def test_weights_a_worker_was_not_sent_trip_the_self_check(compose_train, tmp_pa
         self.async_rollouts.push(self.batch_index + 1, state)
 
     monkeypatch.setattr(RolloutModule, "push_weights", push_perturbed)
-    cfg = compose_train(*RUN, *_async(0), "trainer.max_steps=3", f"run_dir={tmp_path / 'run'}")
+    cfg = compose_train(*RUN, *async_overrides(0), "trainer.max_steps=3", f"run_dir={tmp_path / 'run'}")
     with pytest.raises(WeightSyncError, match="disagree"):
         train.run(cfg)
 
@@ -112,7 +98,7 @@ def test_a_killed_worker_is_restarted_and_its_batches_replayed_exactly(compose_t
     from coevo.core.algos.rollout_module import RolloutModule
 
     undisturbed, killed = tmp_path / "undisturbed", tmp_path / "killed"
-    train.run(compose_train(*RUN, *_async(1), "trainer.max_steps=4", f"run_dir={undisturbed}"))
+    train.run(compose_train(*RUN, *async_overrides(1), "trainer.max_steps=4", f"run_dir={undisturbed}"))
     push = RolloutModule.push_weights
 
     def push_then_kill(self):
@@ -121,11 +107,11 @@ def test_a_killed_worker_is_restarted_and_its_batches_replayed_exactly(compose_t
             os.kill(ray.get(self.async_rollouts.workers[0].pid.remote()), signal.SIGKILL)
 
     monkeypatch.setattr(RolloutModule, "push_weights", push_then_kill)
-    train.run(compose_train(*RUN, *_async(1), "trainer.max_steps=4", f"run_dir={killed}"))
-    rows = _metrics(killed)
+    train.run(compose_train(*RUN, *async_overrides(1), "trainer.max_steps=4", f"run_dir={killed}"))
+    rows = metrics_rows(killed)
     assert rows[-1]["rollout/worker_restarts"] >= 1
-    assert _comparable(rows) == _comparable(_metrics(undisturbed))
-    a, b = _weights(undisturbed), _weights(killed)
+    assert comparable(rows) == comparable(metrics_rows(undisturbed))
+    a, b = exported_weights(undisturbed), exported_weights(killed)
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
@@ -136,9 +122,9 @@ def test_a_lora_only_push_plays_what_a_full_push_plays(compose_train, tmp_path):
     runs = {}
     for push in ("trainable", "full"):
         run_dir = tmp_path / push
-        train.run(compose_train(*RUN, *_async(1), *lora, f"rollout.async.push={push}", "trainer.max_steps=3",
+        train.run(compose_train(*RUN, *async_overrides(1), *lora, f"rollout.async.push={push}", "trainer.max_steps=3",
                                 f"run_dir={run_dir}"))
-        runs[push] = _metrics(run_dir)
-    assert _comparable(runs["trainable"]) == _comparable(runs["full"])
+        runs[push] = metrics_rows(run_dir)
+    assert comparable(runs["trainable"]) == comparable(runs["full"])
     sent = {push: rows[-1]["rollout/push_bytes"] for push, rows in runs.items()}
     assert 0 < sent["trainable"] < sent["full"] / 4

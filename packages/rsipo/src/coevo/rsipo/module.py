@@ -134,7 +134,7 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
     def batch_player(self) -> SkillPlayer:
         """Students, skills and replays: every play of a step (``skill_plays.py``)."""
         return SkillPlayer(self.context.make_env, self.group_size, self.context.seed, self.config, self.writer,
-                           self.env_name, self.context.agent.prompt.max_prompt_tokens)
+                           self.env_name, self.context.agent.prompt.max_prompt_tokens, probe=self.probe)
 
     @property
     def frozen_writer(self):

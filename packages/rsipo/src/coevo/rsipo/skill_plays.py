@@ -47,14 +47,14 @@ class SkillPlays:
 
 class SkillPlayer(BatchPlayer):
     def __init__(self, make_env, group_size: int, seed: int, config: RSIPOConfig, writer: SkillWriter,
-                 env_name: str, max_prompt_tokens: int):
+                 env_name: str, max_prompt_tokens: int, probe: Environment | None = None):
         super().__init__(make_env, group_size, seed)
         self.config = config
         self.writer = writer
         self.env_name = env_name
         self.max_prompt_tokens = max_prompt_tokens
         self.writer_engine = None  # skill_evolution=false: the frozen initial policy's engine (set by the trainer)
-        self._probe: Environment | None = None
+        self._probe = probe  # the trainer's own probe there; a worker makes one
 
     def __getstate__(self) -> dict:
         return {**super().__getstate__(), "writer_engine": None, "_probe": None}

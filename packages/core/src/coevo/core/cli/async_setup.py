@@ -70,13 +70,19 @@ def stale_policy_correction(placement: RolloutPlacement, algo_cfg, say) -> None:
             f"(algo.off_policy.tis_cap={ASYNC_TIS_CAP}; set it to change the cap)")
 
 
-def async_driver(placement: RolloutPlacement, context, datamodule: RolloutDataModule, module, threads: int):
-    """The Ray workers' driver for this run: batch ``k`` is the data module's, played by ``module``'s
+def async_driver(placement: RolloutPlacement, context, module, tasks_for, threads: int):
+    """The Ray workers' driver for this run: batch ``k`` is ``tasks_for(k)``, played by ``module``'s
     batch player (the object that plays it in this process when rollouts are synchronous)."""
     from coevo.core.rollout.async_rollouts import AsyncRollouts
+
+    return AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
+                         context.engine_name, context.engine_config, tasks_for, threads)
+
+
+def datamodule_batches(datamodule: RolloutDataModule):
+    """``index -> tasks`` of the data module's stream (batch ``k`` as ``RolloutDataModule`` serves it)."""
 
     def tasks_for(index: int):
         return task_batch(datamodule.env, datamodule.split, datamodule.batch_size, index, datamodule.seed)
 
-    return AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
-                         context.engine_name, context.engine_config, tasks_for, threads)
+    return tasks_for

@@ -37,7 +37,7 @@ from coevo.core.callbacks.async_weight_push import AsyncWeightPush
 from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
 from coevo.core.callbacks.metrics_history import MetricsHistory
 from coevo.core.callbacks.policy_export import PolicyExport
-from coevo.core.cli.async_setup import async_driver, check_async, stale_policy_correction
+from coevo.core.cli.async_setup import async_driver, check_async, datamodule_batches, stale_policy_correction
 from coevo.core.cli.components import as_plain, engine_component, env_factory
 from coevo.core.cli.errors import debug_flag, run_guarded, stage
 from coevo.core.cli.eval_range import apply_eval_range
@@ -201,7 +201,8 @@ def run(cfg: DictConfig) -> dict:
             extra_callbacks = [external.callback, *extra_callbacks]
         datamodule = RolloutDataModule(make_env(), algo_cfg.tasks_per_step, "train", settings.seed)
         if placement.asynchronous.enabled:  # episodes from Ray workers, weights pushed after every step
-            module.use_async_rollouts(async_driver(placement, context, datamodule, module, torch.get_num_threads()))
+            module.use_async_rollouts(async_driver(placement, context, module, datamodule_batches(datamodule),
+                                                   torch.get_num_threads()))
             extra_callbacks = [AsyncWeightPush(), *extra_callbacks]
         trainer = make_trainer(settings, run_dir, tokenizer, extra_callbacks, model=model)
         start = time.perf_counter()
