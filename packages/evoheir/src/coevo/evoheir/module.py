@@ -102,6 +102,7 @@ class Verdict(NamedTuple):
     true_gain: float | None
     wins: int = 0  # confirmation items the proposal won over the root (and lost: ``losses``)
     losses: int = 0
+    diffs: list[float] | None = None  # audited runs: every confirmation item's paired difference, in draw order
 
 
 @registry.algorithms.register("evoheir")
@@ -238,7 +239,7 @@ class EvoHeir(RolloutModule):
             "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
             "recovery_loss_last": outcome.loss_last, "v": verdict.v, "tau": verdict.tau, "commit": verdict.commit,
             "unchanged": verdict.unchanged, "true_gain": verdict.true_gain, "wins": verdict.wins,
-            "losses": verdict.losses,
+            "losses": verdict.losses, "confirm_diffs": verdict.diffs,
             "archive_size": len(self.archive), "archive_strata": self.archive.strata(), "heldout": heldout,
             "units": self.meter.round_units(), "units_total": self.meter.total_units(),
             "scout_examples": getattr(self.host, "examples", []),
@@ -305,7 +306,7 @@ class EvoHeir(RolloutModule):
         audit's true gain when enabled); commit if v > τ_t, decided on rank 0. The policy ends holding
         S_{t+1} on every rank and the engine is synced to it."""
         c, seed = self.config, self.context.seed
-        v, tau, commit, wins, losses = math.nan, math.nan, True, 0, 0
+        v, tau, commit, wins, losses, diffs = math.nan, math.nan, True, 0, 0, None
         unchanged = all(torch.equal(proposal[k], root[k]) for k in root)
         if self.sharded_over_ranks:  # each rank compared its own shards: unchanged only if on every rank
             unchanged = dist.max_over_ranks(int(not unchanged)) == 0
@@ -319,6 +320,8 @@ class EvoHeir(RolloutModule):
                              "confirm")
             paired = paired_gain(new, old)
             v, wins, losses = paired.gain, paired.wins, paired.losses
+            if c.audit_settings.enabled:  # what the benchmark replays each acceptance rule on
+                diffs = [round(x, 6) for x in (new.double() - old.double()).tolist()]
             tau = commit_threshold(c.commit.mode, c.commit.bound, t, c.commit.sigma, c.commit.delta, new, old)
             commit = v > tau
         true_gain = None
@@ -333,7 +336,7 @@ class EvoHeir(RolloutModule):
         if not self.sharded_over_ranks:  # replicas: S_{t+1} is rank 0's on every rank (shards: one owner each)
             dist.broadcast_parameters(self.policy)
         self.engine.sync_weights(self.policy)
-        return Verdict(v, tau, commit, unchanged, true_gain, wins, losses)
+        return Verdict(v, tau, commit, unchanged, true_gain, wins, losses, diffs)
 
     def archive_experience(self, experience: list[Record]) -> None:
         """5. E_t enters M_{t+1} whether or not the round committed; saved atomically (rank 0)."""
