@@ -17,3 +17,5 @@ def register() -> None:
     registry.envs.register("algebra", "coevo.envs.algebra.env:AlgebraEnv")
     registry.envs.register("craft", "coevo.envs.craft.env:CraftEnv")
     registry.envs.register("maze", "coevo.envs.maze.env:MazeEnv")
+    # TextCraft-Synth (RAO's benchmark): hidden recipes, a finite stock; pure Python, imported on first use
+    registry.envs.register("textcraft_synth", "coevo.envs.textcraft_synth.env:TextCraftSynthEnv")
