@@ -46,3 +46,16 @@ def test_rao_update_is_grpos_so_the_default_loss_is_unchanged():
     assert RAO.update is GRPO.update and RAO._micro_loss is GRPO._micro_loss
     assert RAO.Config().loss == "clipped_pg" and RAO.Config().advantage == "grpo"
     assert registry.losses.get(RAO.Config().loss) is clipped_policy_gradient_loss
+
+
+def test_rao_trains_with_the_papers_credit_root_loo_inverse_frequency_and_root_propagation(compose_train, tmp_path):
+    """One step with algo.baseline=root_loo, algo.depth_weighting=inverse_frequency, propagation and
+    CISPO: the update runs, and the trees of tasks whose roots all tie are counted as dropped."""
+    cfg = compose_train("trainer.max_steps=1", "warmstart.enabled=false", "algo.baseline=root_loo",
+                        "algo.depth_weighting=inverse_frequency", "algo.credit.propagate_root_success=true",
+                        "algo.loss=cispo", "agent.mode=choose", env={"length": 4, "max_digit": 1})
+    assert train.run(cfg)["steps"] == 1
+    rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    dropped = [r["train/trees_dropped"] for r in rows if "train/trees_dropped" in r]
+    assert dropped and all(0 <= d for d in dropped) and all(math.isfinite(r["train/loss"]) for r in rows
+                                                            if "train/loss" in r)

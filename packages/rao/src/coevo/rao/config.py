@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from coevo.core.algos.grpo import GRPOConfig
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, checked, choice, path, registry_name, split_name
-from coevo.rao.credit import CreditSettings
+from coevo.rao.credit import BASELINES, DEPTH_WEIGHTINGS, CreditSettings
 from coevo.rao.settings import DelegationSettings, RecursionSettings
 
 FLAT_BASELINES = ("train", "policy", "off")
@@ -58,6 +58,12 @@ class RAOConfig(GRPOConfig):
     recursion: RecursionSettings = field(
         default_factory=lambda: RecursionSettings(delegation=DelegationSettings(show_options=True)))
     credit: CreditSettings = field(default_factory=CreditSettings)
+    # group: algo.advantage over the (task, depth) groups of algo.credit.group_by | root_loo: every node's reward
+    # minus the leave-one-out mean of its task's root rewards, no std, tasks whose roots all tie dropped (the paper's)
+    baseline: str = choice("group", BASELINES)
+    # none | inverse_frequency: a depth-d node's advantage times N / (L * n_d), n_d nodes at depth d in the
+    # batch, N nodes, L depths (each depth level weighs the same; the paper's depth weighting)
+    depth_weighting: str = choice("none", DEPTH_WEIGHTINGS)
     # the flat agent of the report: train (its own copy of the warm-started weights, trained with
     # delegation disabled on the same tasks for the same steps) | policy (the RAO policy with
     # delegation disabled) | off

@@ -7,8 +7,10 @@ round (``recursion.schedule=batched``). Every node's own trajectory is trained: 
 (prompt, reply) sequences with agent-token masks, carrying the node's advantage — the node's
 local reward (own sub-task success verified by its environment + c_del × share of successful
 direct children, optionally blended with the root's outcome) normalised within its group (the G
-trees of a task, by depth) by the ``algo.advantage`` estimator (``credit.py``), optionally
-discounted by depth and sub-sampled among children. The update is GRPO's own (``GRPO.update`` and
+trees of a task, by depth) by the ``algo.advantage`` estimator (``credit.py``) — or, with
+``algo.baseline=root_loo`` as in the paper, minus the leave-one-out mean of the other trees'
+root rewards, tasks whose roots all tie left out — optionally weighted by the inverse number of
+nodes at its depth (``algo.depth_weighting``), discounted by depth and sub-sampled among children. The update is GRPO's own (``GRPO.update`` and
 its ``_micro_loss``), so ``algo.loss`` chooses its policy loss from ``registry.losses`` as for GRPO.
 
 With ``flat_baseline=train`` a second copy of the warm-started policy is trained in lockstep on
@@ -43,7 +45,7 @@ from coevo.core.policy.saving import save_policy_folder
 from coevo.core.reporting import read_metrics
 from coevo.rao.config import RAOConfig
 from coevo.rao.context import base_size
-from coevo.rao.credit import node_advantages, node_rewards
+from coevo.rao.credit import kept_trees, node_advantages, node_rewards
 from coevo.rao.evaluation import beyond_range, decoding_mode, evaluate_trees, scaled_env_factory
 from coevo.rao.expert import RecursiveExpert, flat_settings
 from coevo.rao.flatten import tree_samples
@@ -146,12 +148,16 @@ class RAO(GRPO):
         trees, seconds = plays.trees, plays.seconds
         cfg = self.config
         rewards = node_rewards(trees, cfg.credit, self.context.agent.invalid_penalty)
-        advantages = node_advantages(trees, rewards, cfg.credit, cfg.advantage, cfg.scale_by_std)
+        advantages = node_advantages(trees, rewards, cfg.credit, cfg.advantage, cfg.scale_by_std, cfg.baseline,
+                                     cfg.depth_weighting)
+        kept = kept_trees(trees, rewards, cfg.baseline)  # root_loo: tasks whose roots all tie are left out
         keep = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed, self.batch_index)) + 7 + salt)
-        samples = tree_samples(trees, advantages, cfg.choice_loss, cfg.credit.child_keep, keep)
+        samples = tree_samples([t for t, k in zip(trees, kept) if k], [a for a, k in zip(advantages, kept) if k],
+                               cfg.choice_loss, cfg.credit.child_keep, keep)
         if cfg.skip_zero_advantage:
             samples = [s for s in samples if s.advantage != 0.0]
         stats = tree_stats(trees, seconds)
+        stats["trees_dropped"] = float(len(trees) - sum(kept))  # root_loo: tasks whose roots all tie
         # all ranks' steps, so the running total is the same on every rank (and in the checkpoint)
         self.env_steps_total[agent] += int(dist.reduce_metrics({"env_steps": float(sum(t.env_steps for t in trees))})
                                            ["env_steps"])
