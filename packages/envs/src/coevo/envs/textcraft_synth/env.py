@@ -7,21 +7,34 @@ disjoint item sets. The recipes are hidden: the first observation states the goa
 stock (base materials only: every one the target needs, 0–50% extra, 1–3 distractors); the
 agent reads recipes with ``info`` and crafts with named ingredients and counts (``commands``).
 Nothing can be got: crafting a wrong item wastes stock for good. The episode ends at ``finish``
-(won iff the inventory holds ``count`` more of the target than the stock did) or after
+(won iff the inventory holds the goal's counts beyond what it started with) or after
 ``max_steps`` steps (lost: the authors reward only an explicit ``finish``).
 
 One step and platoon's step. The authors' agent writes a Python cell per step that calls
-``get_info``, ``craft``, ``view_inventory`` and ``finish``. Here a step is the text of up to
-``commands_per_step`` commands separated by ``;``: a cell of straight-line calls without loops,
-variables or branches on results, which it sees only at the next step. The commands run in
-order; if one is malformed or breaks a rule (an unknown item, a count that is not a multiple of
-the yield, an ingredient missing, extra or in the wrong count, too little in the inventory)
-nothing of the step happens and it is an invalid action (``info["error"]`` says which command
-and why), as the protocol asks. The observation is each command's answer, one per line.
+``get_info``, ``craft``, ``view_inventory``, ``finish`` and ``launch_subagent``. Here a step is
+the text of up to ``commands_per_step`` commands separated by ``;``: a cell of straight-line
+calls without loops, variables or branches on results, which it sees only at the next step. The
+commands run in order; if one is malformed or breaks a rule (an unknown item, a count that is
+not a multiple of the yield, an ingredient missing, extra or in the wrong count, too little in
+the inventory) nothing of the step happens and it is an invalid action (``info["error"]`` says
+which command and why), as the protocol asks. The observation is each command's answer, one
+per line. ``launch_subagent`` is RAO's ``<delegate>`` reply (coevo-rao), whose goal this
+environment parses (``delegation``): targets and counts, a budget, a context.
 
-The expert (``expert``) reads recipes with ``info`` like an agent, then crafts; it wins every
-task within ``max_steps`` when the budget covers its count (``expert_steps``; see the env docs
-for what it takes per band).
+Sub-agents share the stock. A child starts with its parent's inventory as it is at the launch,
+and at ``join`` the parent's inventory becomes the child's: what the child used is gone, what
+it made is there. Races are impossible because a parent has one child at a time: a second
+launch before the first child is joined is refused (``ForkError``; launch the next after the
+report), and the parent does not act while its child runs. Budgets: ``per_agent`` (the paper's
+depth-aware setting) gives the child the steps it asks for, at most ``max_steps``, on top of the
+parent's; ``shared`` reserves them from the parent (at most its steps left minus one), and the
+steps the child's subtree took are charged to the parent at the join. The depth cap is RAO's
+``algo.recursion.budget.max_depth``.
+
+The expert (``expert``) reads recipes with ``info`` like an agent, then crafts; the recursive
+expert (``expert_delegations``) hands the crafted ingredients of targets deeper than
+``expert_leaf_depth`` to children, one at a time. Flat, it wins every task within ``max_steps``
+when the budget covers its count (``expert_steps``; see the env docs for each band).
 """
 
 from __future__ import annotations
@@ -33,9 +46,10 @@ from functools import lru_cache
 from typing import Any
 
 from coevo.core import registry
-from coevo.core.env.protocol import StepResult, Task
+from coevo.core.env.protocol import ForkError, Task
 from coevo.core.fields import bounded, check_instance, choice, random_seed
-from coevo.envs.procedural import OOD_SPLIT, ProceduralEnv
+from coevo.envs.procedural import OOD_SPLIT
+from coevo.envs.recursive import Outcome, RecursiveEnv
 from coevo.envs.textcraft_synth.bands import BANDS, Band
 from coevo.envs.textcraft_synth.commands import (
     Command,
@@ -46,9 +60,12 @@ from coevo.envs.textcraft_synth.commands import (
     ShowInventory,
     parse_step,
 )
-from coevo.envs.textcraft_synth.expert import expert_step
+from coevo.envs.textcraft_synth.delegation import GRAMMAR, SubGoal, parse_subgoal
+from coevo.envs.textcraft_synth.expert import delegation, expert_step
 from coevo.envs.textcraft_synth.tasks import SynthTask, make_task, split_targets
 from coevo.envs.textcraft_synth.world import Recipe, World, generate_world
+
+BUDGET_MODES = ("per_agent", "shared")
 
 
 @lru_cache(maxsize=4)
@@ -58,12 +75,13 @@ def _world(seed: int, items_per_tier: int, test_fraction: float) -> tuple[World,
 
 
 @registry.envs.register("textcraft_synth")
-class TextCraftSynthEnv(ProceduralEnv):
+class TextCraftSynthEnv(RecursiveEnv):
     """Crafting a deep target from a finite stock, reading hidden recipes on the way."""
 
     name = "textcraft_synth"
     task_types = ("craft",)
     free_form_actions = True
+    goal_grammar = GRAMMAR
     invalid_observation = ("Invalid step. Use 'info <item>, ...', 'craft <n> <item> from <k> <ingredient>, ...', "
                            "'inventory' or 'finish', several separated by ';'.")
 
@@ -76,6 +94,9 @@ class TextCraftSynthEnv(ProceduralEnv):
         commands_per_step: int = bounded(8, ge=1, le=64)  # commands one step may carry (one platoon cell)
         items_per_tier: int = bounded(25, ge=6, le=100)  # base materials per domain; crafted items per domain and tier
         test_fraction: float = bounded(0.2, gt=0, lt=1)  # share of each tier's items that only test tasks target
+        # per_agent: a child's steps are its own (at most max_steps) | shared: reserved from its parent's
+        budget_mode: str = choice("per_agent", BUDGET_MODES)
+        expert_leaf_depth: int = bounded(4, ge=1, le=12)  # the recursive expert crafts targets this deep itself
         eval_in_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_in_distribution"
         eval_out_of_distribution_size: int = bounded(60, ge=1)  # tasks in split "eval_out_of_distribution"
 
@@ -89,14 +110,16 @@ class TextCraftSynthEnv(ProceduralEnv):
                                  f"got {self.ood_band!r}")
 
     def __init__(self, config: Config | None = None):
+        super().__init__()
         self.config = c = config if config is not None else self.Config()
         self.world, self._train_targets, self._test_targets = _world(c.seed, c.items_per_tier, c.test_fraction)
         self.max_steps = c.max_steps
-        self._task: Task | None = None
         self._spec: SynthTask | None = None
+        self._targets: dict[str, int] = {}  # this agent's goal: item -> count to craft beyond its start
+        self._origin: Counter[str] = Counter()  # the inventory this agent started with
         self._inventory: Counter[str] = Counter()
         self._read: dict[str, Recipe] = {}
-        self._steps, self._done, self._won = 0, False, False
+        self._child: TextCraftSynthEnv | None = None  # the launched child, until it is joined
 
     def band_of(self, split: str) -> Band:
         return BANDS[self.config.ood_band if split == OOD_SPLIT else self.config.band]
@@ -106,41 +129,39 @@ class TextCraftSynthEnv(ProceduralEnv):
         return self._train_targets if split == "train" else self._test_targets
 
     # -- episode --------------------------------------------------------------------------------
-    def reset(self, task: Task) -> str:
+    def _start(self, task: Task) -> str:
         spec = make_task(self.world, self.targets_of(task.split), self.band_of(task.split), random.Random(task.seed))
-        self._task, self._spec = task, spec
-        self._inventory, self._read = Counter(spec.stock), {}
-        self._steps, self._done, self._won = 0, False, False
-        c = self.config
-        return (
-            f"Goal: {self.goal}.\n"
-            f"Your stock (base materials; nothing more can be got): {_describe(spec.stock)}.\n"
-            "Recipes are hidden: 'info <item>, ...' gives each item's recipe and crafting depth.\n"
-            f"Commands, up to {c.commands_per_step} a step separated by ';': info <item>, ...; "
-            "craft <n> <item> from <k> <ingredient>, ... (n a multiple of the recipe's yield, each k what "
-            "n/yield crafts use); inventory; finish.\n"
-            f"You win by finishing with {spec.count} {spec.target} crafted. Steps: {c.max_steps}."
-        )
+        self._spec = spec
+        self._begin({spec.target: spec.count}, Counter(spec.stock), self.config.max_steps)
+        return (f"Goal: {self.goal}.\n"
+                f"Your stock (base materials; nothing more can be got): {_describe(spec.stock)}.\n"
+                + self._rules())
 
-    def step(self, action: str) -> StepResult:
-        self._require_started()
-        if self._done:
-            return StepResult(self.invalid_observation, 0.0, done=True, invalid=True, info=self._info())
-        self._steps += 1
+    def _begin(self, targets: dict[str, int], start: Counter[str], steps: int) -> None:
+        self._targets, self._origin, self._inventory = dict(targets), Counter(start), Counter(start)
+        self._read, self._child, self.max_steps = {}, None, steps
+
+    def _rules(self) -> str:
+        c = self.config
+        wins = ", ".join(f"{n} {item}" for item, n in self._targets.items())
+        return ("Recipes are hidden: 'info <item>, ...' gives each item's recipe and crafting depth.\n"
+                f"Commands, up to {c.commands_per_step} a step separated by ';': info <item>, ...; "
+                "craft <n> <item> from <k> <ingredient>, ... (n a multiple of the recipe's yield, each k what "
+                "n/yield crafts use); inventory; finish.\n"
+                f"You win by finishing with {wins} crafted. Steps: {self.max_steps}.")
+
+    def _apply(self, command: str) -> Outcome:
         try:
-            commands = parse_step(action, self.config.commands_per_step)
+            commands = parse_step(command, self.config.commands_per_step)
             inventory, lines, finished = self._run(commands)
         except CommandError as error:
-            self._done = self._steps >= self.max_steps
-            return StepResult(self.invalid_observation, 0.0, self._done, invalid=True,
-                              info=self._info() | {"error": str(error)})
+            return self.invalid(str(error))
         self._inventory = inventory
-        for command in commands:
-            if isinstance(command, Info):
-                self._read.update((n, self.world.recipes[n]) for n in command.items if n in self.world.recipes)
-        self._won = finished and self.crafted() >= self._spec.count
-        self._done = finished or self._steps >= self.max_steps
-        return StepResult("\n".join(lines), 1.0 if self._won else 0.0, self._done, self._won, False, self._info())
+        for step in commands:
+            if isinstance(step, Info):
+                self._read.update((n, self.world.recipes[n]) for n in step.items if n in self.world.recipes)
+        won = finished and all(self.crafted(item) >= n for item, n in self._targets.items())
+        return Outcome("\n".join(lines), won=won, finished=finished)
 
     def _run(self, commands: list[Command]) -> tuple[Counter[str], list[str], bool]:
         """Run ``commands`` on a copy of the inventory: ``(inventory, answers, finished)``, or
@@ -149,8 +170,8 @@ class TextCraftSynthEnv(ProceduralEnv):
         for number, command in enumerate(commands, 1):
             try:
                 if isinstance(command, Finish):
-                    crafted = inventory[self._spec.target] - self._spec.stock.get(self._spec.target, 0)
-                    lines.append(f"Finished with {max(0, crafted)} {self._spec.target} crafted.")
+                    made = ", ".join(f"{max(0, inventory[i] - self._origin[i])} {i}" for i in self._targets)
+                    lines.append(f"Finished with {made} crafted.")
                     return inventory, lines, True
                 lines.append(self._answer(command, inventory))
             except CommandError as error:
@@ -195,10 +216,11 @@ class TextCraftSynthEnv(ProceduralEnv):
             raise CommandError(f"unknown item {name}")
         return f"{name}: depth {recipe.depth}, recipe {recipe.line()}; held {inventory[name]}."
 
-    def crafted(self) -> int:
-        """How many of the target the inventory holds beyond the starting stock."""
-        spec = self._require_spec()
-        return self._inventory[spec.target] - spec.stock.get(spec.target, 0)
+    def crafted(self, item: str | None = None) -> int:
+        """How many of ``item`` (default: the task's target) the inventory holds beyond this agent's start."""
+        self._require_started()
+        item = item if item is not None else self._spec.target
+        return self._inventory[item] - self._origin[item]
 
     # -- protocol ---------------------------------------------------------------------------------
     def admissible_actions(self) -> list[str]:
@@ -206,38 +228,27 @@ class TextCraftSynthEnv(ProceduralEnv):
 
     @property
     def goal(self) -> str:
-        spec = self._require_spec()
-        return f"craft {spec.count} {spec.target}"
+        self._require_started()
+        return SubGoal(tuple(self._targets.items()), None, "").text
 
     @property
     def spec(self) -> SynthTask:
-        """The task being played: target, count, depth, stock."""
-        return self._require_spec()
+        """The task being played (for a child: its root's): target, count, depth, stock."""
+        self._require_started()
+        return self._spec
 
     @property
     def inventory(self) -> dict[str, int]:
         return {k: v for k, v in self._inventory.items() if v > 0}
 
-    @property
-    def done(self) -> bool:
-        return self._done
+    def _state(self) -> Any:
+        return (self._spec, dict(self._targets), Counter(self._origin), Counter(self._inventory), dict(self._read),
+                self._child)
 
-    @property
-    def won(self) -> bool:
-        return self._won
-
-    @property
-    def steps_taken(self) -> int:
-        return self._steps
-
-    def snapshot(self) -> Any:
-        self._require_started()
-        return (self._task, self._spec, Counter(self._inventory), dict(self._read), self._steps, self._done,
-                self._won)
-
-    def restore(self, snapshot: Any) -> None:
-        self._task, self._spec, inventory, read, self._steps, self._done, self._won = snapshot
-        self._inventory, self._read = Counter(inventory), dict(read)
+    def _set_state(self, state: Any) -> None:
+        self._spec, targets, start, inventory, read, self._child = state
+        self._targets, self._origin, self._inventory, self._read = dict(targets), Counter(start), Counter(inventory), \
+            dict(read)
 
     def state_key(self) -> tuple | None:
         """(goal, the inventory's non-zero counts): what crafting changes (recipes read are knowledge)."""
@@ -248,24 +259,51 @@ class TextCraftSynthEnv(ProceduralEnv):
     def memory(self) -> str | None:
         return f"inventory: {_describe(self._inventory) or 'empty'}" if self._task is not None else None
 
-    def expert_action(self) -> str | None:
-        if self._task is None or self._done:
-            return None
-        spec = self._spec
-        return expert_step(spec.target, spec.count, self._read, spec.stock, self._inventory,
+    def _expert_action(self) -> str:
+        return expert_step(self._targets, self._origin, self._read, frozenset(self._spec.stock), self._inventory,
                            self.config.commands_per_step)
 
-    # -- helpers ----------------------------------------------------------------------------------
-    def _info(self) -> dict[str, Any]:
-        return {"steps": self._steps}
+    # -- recursion ------------------------------------------------------------------------------
+    def expert_delegations(self) -> list[str]:
+        if self._task is None or self._done or self._child is not None:
+            return []
+        goal = delegation(self._targets, self._origin, self._read, frozenset(self._spec.stock), self._inventory,
+                          self.config.expert_leaf_depth)
+        return [goal] if goal is not None else []
 
-    def _require_started(self) -> None:
-        if self._task is None:
-            raise RuntimeError(f"call reset(task) before using the {self.name} environment")
+    def _fork(self, goal: str) -> tuple[TextCraftSynthEnv, str]:
+        if self._child is not None:
+            raise ForkError("one sub-agent at a time (it shares your stock): launch the next after its report")
+        sub = parse_subgoal(goal, self.world)
+        most = self.config.max_steps
+        if self.config.budget_mode == "shared":
+            most = min(most, self.max_steps - self._steps - 1)
+            if most < 1:
+                raise ForkError("no steps left to give a sub-agent: you need your last step to finish")
+        steps = sub.steps if sub.steps is not None else most
+        if steps > most:
+            raise ForkError(f"a sub-agent may get at most {most} steps, not {steps}")
+        child = self._new_child(self._task)
+        child._spec = self._spec
+        child._begin(dict(sub.targets), Counter(self._inventory), steps)
+        self._child = child
+        context = f"Context from your parent: {sub.context}\n" if sub.context else ""
+        return child, (f"Goal: {child.goal}.\n{context}"
+                       f"Your stock (shared with your parent: what you use is gone for it too): "
+                       f"{_describe(child._inventory) or 'empty'}.\n" + child._rules())
 
-    def _require_spec(self) -> SynthTask:
-        self._require_started()
-        return self._spec
+    def _join(self, child: TextCraftSynthEnv) -> str:
+        before, after = self._inventory, Counter(child._inventory)
+        self._inventory, self._child = after, None
+        if self.config.budget_mode == "shared":
+            self._steps += child._steps  # the child's subtree spent the parent's reserved steps
+            self._done = self._done or self._steps >= self.max_steps
+        change = {k: after[k] - before[k] for k in sorted(set(before) | set(after)) if after[k] != before[k]}
+        if not change:
+            return "stock unchanged"
+        parts = [f"{n:+d} {k}" for k, n in sorted(change.items(), key=lambda kv: (kv[1] < 0, kv[0]))]
+        shown = ", ".join(parts[:12]) + (f", … ({len(parts) - 12} more)" if len(parts) > 12 else "")
+        return f"stock changed: {shown}"
 
 
 def _describe(items: dict[str, int]) -> str:

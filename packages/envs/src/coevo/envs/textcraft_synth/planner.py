@@ -22,10 +22,16 @@ def shortfall(recipes: Mapping[str, Recipe], item: str, count: int,
     crafted item, and base units still missing per material (empty dicts: nothing is missing).
 
     An item without an entry in ``recipes`` counts as a base material."""
-    demand: Counter[str] = Counter({item: count})
+    return needs(recipes, {item: count}, inventory)
+
+
+def needs(recipes: Mapping[str, Recipe], wanted: Mapping[str, int],
+          inventory: Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """``shortfall`` for holding ``wanted[item]`` of every item at once (several targets)."""
+    demand: Counter[str] = Counter(wanted)
     crafts: dict[str, int] = {}
     base: dict[str, int] = {}
-    pending = {item}
+    pending = set(wanted)
     while pending:
         name = max(pending, key=lambda n: (_depth(recipes, n), n))
         pending.discard(name)
