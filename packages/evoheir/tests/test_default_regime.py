@@ -41,6 +41,6 @@ def test_the_tiny_models_regime_stays_off_real_models(tmp_path):
     tiny = compose_fast(CONFIG_DIR, ["algo=evoheir"], tmp_path / "cache", tmp_path / "run", base=[])
     real = compose_fast(CONFIG_DIR, ["algo=evoheir", "model=hf", "model.path=/nonexistent"], tmp_path / "cache",
                         tmp_path / "run", base=[])
-    assert (tiny.algo.scoring, tiny.algo.commit.pool_size, tiny.algo.verifier) == ("greedy", 256, "exact")
-    assert (real.algo.scoring, real.algo.commit.pool_size, real.warmstart.episodes) == ("sampled", 16, 300)
+    assert (tiny.algo.commit.metric, tiny.algo.commit.pool_size, tiny.algo.verifier) == ("greedy", 256, "exact")
+    assert (real.algo.commit.metric, real.algo.commit.pool_size, real.warmstart.episodes) == ("greedy", 16, 300)
     assert "addition" not in real.env.problem_types

@@ -1,4 +1,4 @@
-"""``algo.scoring=greedy``: screening, confirmation and the audit play each item once with argmax
+"""``algo.commit.metric=greedy`` (the default): screening, confirmation and the audit play each item once with argmax
 decoding, the answer the held-out accuracy counts.
 
 Greedy play is a function of the weights and the item alone (no seed moves it), so a per-item
@@ -52,13 +52,14 @@ def test_greedy_play_refuses_several_samples(loop):
 
 def test_greedy_scoring_with_several_samples_is_refused_naming_every_key():
     with pytest.raises(ValueError) as error:
-        EvoHeirConfig(scoring="greedy")  # screen.samples and commit.samples default to 2
+        EvoHeirConfig(screen=ScreenSettings(samples=2), commit=CommitSettings(samples=2))  # metric: greedy
     message = str(error.value)
     assert "algo.screen.samples=2, algo.commit.samples=2" in message
-    assert "set algo.screen.samples=1 algo.commit.samples=1, or algo.scoring=sampled" in message
-    EvoHeirConfig(scoring="greedy", screen=ScreenSettings(samples=1), commit=CommitSettings(samples=1))
+    assert "set algo.screen.samples=1 algo.commit.samples=1, or algo.commit.metric=sampled" in message
+    EvoHeirConfig()  # greedy with one answer per item: the defaults
+    EvoHeirConfig(screen=ScreenSettings(samples=2), commit=CommitSettings(metric="sampled", samples=2))
     with pytest.raises(ValueError, match="choose"):
-        EvoHeirConfig(scoring="beam")
+        EvoHeirConfig(commit=CommitSettings(metric="beam"))
 
 
 @pytest.mark.parametrize("t", [1, 3])

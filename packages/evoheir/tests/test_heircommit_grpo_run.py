@@ -17,12 +17,17 @@ from coevo.evoheir.heircommit import HeirCommit
 from coevo.evoheir.pools import PoolOverlapError
 
 
+SAMPLED = ("callbacks.heircommit.metric=sampled", "callbacks.heircommit.samples=2")
+
+
 def _run(compose_train, monkeypatch, *overrides):
     made = []
     original = train.configured_callbacks
     monkeypatch.setattr(train, "configured_callbacks", lambda nodes: made.extend(original(nodes)) or made)
+    given = {o.split("=")[0] for o in overrides}
+    sampled = [o for o in SAMPLED if o.split("=")[0] not in given]  # the judge of the docstring unless a test sets its own
     cfg = compose_train("+callbacks=heircommit", "eval.before=false", "eval.after=false", "algo.tasks_per_step=2",
-                        "algo.group_size=4", "algo.optim.lr=1e-3", *overrides)
+                        "algo.group_size=4", "algo.optim.lr=1e-3", *sampled, *overrides)
     train.run(cfg)
     (callback,) = [c for c in made if isinstance(c, HeirCommit)]
     return callback, cfg
@@ -62,10 +67,10 @@ def test_certified_pool_too_small_is_a_config_error(compose_train, monkeypatch):
 
 
 def test_greedy_scoring_judges_one_argmax_answer_per_item(compose_train, monkeypatch):
-    # callbacks.heircommit.scoring=greedy: each of the 8 items is played once per policy, so v is a
+    # callbacks.heircommit.metric=greedy: each of the 8 items is played once per policy, so v is a
     # multiple of 1/8 and the ledger hands out 8 items per decision as before
     callback, _ = _run(compose_train, monkeypatch, "trainer.max_steps=4", "callbacks.heircommit.every_n_steps=2",
-                       "callbacks.heircommit.pool_size=8", "callbacks.heircommit.scoring=greedy",
+                       "callbacks.heircommit.pool_size=8", "callbacks.heircommit.metric=greedy",
                        "callbacks.heircommit.samples=1")
     rows = callback.confirmation.audit
     assert [r["decision"] for r in rows] == [1, 2]
@@ -77,7 +82,8 @@ def test_greedy_scoring_judges_one_argmax_answer_per_item(compose_train, monkeyp
 def test_greedy_scoring_with_several_samples_is_a_config_error(compose_train, monkeypatch):
     from coevo.core.config import ConfigError
 
-    with pytest.raises(ConfigError, match="callbacks.heircommit.scoring=greedy plays each item once .* but "
+    with pytest.raises(ConfigError, match="callbacks.heircommit.metric=greedy plays each item once .* but "
                                           "callbacks.heircommit.samples=2: set callbacks.heircommit.samples=1, "
-                                          "or callbacks.heircommit.scoring=sampled"):
-        _run(compose_train, monkeypatch, "trainer.max_steps=4", "callbacks.heircommit.scoring=greedy")
+                                          "or callbacks.heircommit.metric=sampled"):
+        _run(compose_train, monkeypatch, "trainer.max_steps=4", "callbacks.heircommit.metric=greedy",
+             "callbacks.heircommit.samples=2")

@@ -28,7 +28,8 @@ from coevo.core.cli import train
 from coevo.core.testing.fast_configs import compose_fast
 from coevo.evoheir.heircommit import HeirCommit
 
-SETTINGS = ["+callbacks=heircommit", "eval.before=false", "eval.after=false", "algo.tasks_per_step=2",
+SETTINGS = ["+callbacks=heircommit", "callbacks.heircommit.metric=sampled", "callbacks.heircommit.samples=2",
+            "eval.before=false", "eval.after=false", "algo.tasks_per_step=2",
             "algo.group_size=4", "algo.optim.lr=1e-3", "trainer.max_steps=8", "trainer.checkpoint_every=1",
             "callbacks.heircommit.every_n_steps=2", "callbacks.heircommit.pool_size=8",
             "callbacks.heircommit.audit_pool_size=4"]

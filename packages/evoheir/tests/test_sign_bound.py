@@ -94,9 +94,9 @@ def test_the_sign_bar_keeps_more_useful_updates_than_the_subgaussian_bar_at_equa
 
 def test_sign_bound_needs_one_answer_per_item_and_enough_items():
     with pytest.raises(ValueError, match=r"algo.commit.bound=sign .* algo.commit.samples=2"):
-        EvoHeirConfig(commit=CommitSettings(mode="certified", bound="sign", samples=2))
+        EvoHeirConfig(commit=CommitSettings(mode="certified", bound="sign", metric="sampled", samples=2))
     with pytest.raises(ValueError, match=r"callbacks.heircommit.bound=sign .* callbacks.heircommit.samples=2"):
-        HeirCommitConfig(mode="certified", bound="sign", samples=2)
+        HeirCommitConfig(mode="certified", bound="sign", metric="sampled", samples=2)
     HeirCommitConfig(mode="certified", bound="sign", samples=1, pool_size=64)
     # t = 1, δ = 0.1: 2^-m ≤ 0.05 needs m ≥ 5 (2^-4 = 0.0625)
     with pytest.raises(ValueError, match="use at least 5 items"):

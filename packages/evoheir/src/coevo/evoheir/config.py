@@ -8,9 +8,9 @@ from coevo.core import registry
 from coevo.core.algos import gigpo, losses  # noqa: F401 (registers the advantage estimators and the losses)
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.fields import bounded, check_instance, choice, path, registry_name
-from coevo.evoheir.paired import SCORINGS, check_scoring
+from coevo.evoheir.paired import METRICS, check_metric
 from coevo.evoheir.recovery import RecoverySettings
-from coevo.evoheir.threshold import BOUNDS, MODES, check_certifiable, check_sign_bound
+from coevo.evoheir.threshold import BOUNDS, MODES, check_bound, check_certifiable
 from coevo.evoheir.verifiers import VERIFIERS
 
 HOST_NAMES = ("r_zero", "grpo")
@@ -33,7 +33,7 @@ class ScoutSettings:
 @dataclass
 class ScreenSettings:
     pool_size: int = bounded(8, ge=1)  # screening items per round (paper: 16)
-    samples: int = bounded(2, ge=1)  # fresh answers per item and candidate (paper: 4)
+    samples: int = bounded(1, ge=1)  # answers per item and candidate (paper: 4 sampled; greedy: 1)
     start: int = bounded(2_000_000, ge=0)  # first train-split index of the screening region
 
 
@@ -42,10 +42,17 @@ class CommitSettings:
     enabled: bool = True  # false: ablation "no confirm" (commit every proposal)
     mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
     # certified bar: subgaussian (the paper's formula) | sign (exact sign test on the items where the
-    # two policies differ; needs samples=1): both keep P(a harmful update commits at round t) ≤ δ_t
+    # two policies differ; needs samples=1) | sequential (e-processes on batches of fresh items, stopped
+    # when the evidence suffices: coevo.evoheir.sequential): each keeps P(a harmful update commits at
+    # decision t) ≤ δ_t
     bound: str = choice("subgaussian", BOUNDS)
-    pool_size: int = bounded(16, ge=1)  # m: fresh confirmation items per round (paper: 32-64)
-    samples: int = bounded(2, ge=1)  # fresh answers per item and policy
+    # how screening, confirmation and the audit play an item: greedy (one argmax answer: the metric of the
+    # held-out accuracy; samples = 1) | sampled (the agent's sampling, ``samples`` answers per item)
+    metric: str = choice("greedy", METRICS)
+    pool_size: int = bounded(16, ge=1)  # m: fresh confirmation items per round (paper: 32-64); not sequential
+    samples: int = bounded(1, ge=1)  # answers per item and policy (greedy: 1)
+    max_items: int = bounded(1024, ge=1)  # sequential: the most items one decision plays (then it rolls back)
+    batch_items: int = bounded(64, ge=1)  # sequential: items played between two looks at the evidence
     sigma: float = bounded(1.0, gt=0)  # sub-Gaussian scale of a paired difference in [-1, 1]
     delta: float = bounded(0.1, gt=0, lt=1)  # certified: total error budget over all rounds
     start: int = bounded(3_000_000, ge=0)  # first train-split index of the confirmation region
@@ -89,9 +96,6 @@ class EvoHeirConfig:
     loss: str = choice("clipped_pg", registry.losses.names)
     # greedy held-out (eval_in_distribution) accuracy after every round; 0: off
     heldout_tasks: int = bounded(40, ge=0)
-    # how screening, confirmation and the audit play an item: sampled (the agent's sampling,
-    # ``samples`` answers) | greedy (one argmax answer, what the held-out accuracy counts; samples = 1)
-    scoring: str = choice("sampled", SCORINGS)
     audit: bool = False  # shorthand for audit_settings.enabled
     scout: ScoutSettings = field(default_factory=ScoutSettings)
     screen: ScreenSettings = field(default_factory=ScreenSettings)
@@ -109,12 +113,13 @@ class EvoHeirConfig:
             raise ValueError(f"algo.advantage={self.advantage} algo.loss={self.loss}: only the grpo host chooses "
                              f"them (the {self.host} host trains Scout and solver with GRPO advantages and its "
                              f"own objective); add algo.host=grpo, or leave them at grpo / clipped_pg")
-        check_scoring("algo.scoring", self.scoring, {"algo.screen.samples": self.screen.samples,
-                                                     "algo.commit.samples": self.commit.samples,
-                                                     "algo.audit_settings.samples": self.audit_settings.samples})
-        if self.commit.enabled and self.commit.mode == "certified":
-            check_sign_bound(self.commit.bound, self.commit.samples, ("algo.commit.bound", "algo.commit.samples"))
-            check_certifiable(self.commit.sigma, self.commit.delta, self.commit.pool_size, self.rounds, "algo.commit",
-                              self.commit.bound)
+        c = self.commit
+        check_metric("algo.commit.metric", c.metric, {"algo.screen.samples": self.screen.samples,
+                                                      "algo.commit.samples": c.samples,
+                                                      "algo.audit_settings.samples": self.audit_settings.samples})
+        if c.enabled:
+            check_bound(c.mode, c.bound, c.samples, "algo.commit")
+        if c.enabled and c.mode == "certified":
+            check_certifiable(c.sigma, c.delta, c.pool_size, self.rounds, "algo.commit", c.bound, c.max_items)
         if self.audit:
             self.audit_settings.enabled = True

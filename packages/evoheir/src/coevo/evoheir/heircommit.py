@@ -8,12 +8,16 @@ the proposal and, with the root's weights swapped in, ``samples`` times with the
 same seeds, ``common_seeds``: common random numbers), and computes the mean paired success gain
 v. It commits when v > τ_t
 (``mode=empirical``: τ=0; ``certified``: τ_t = σ·sqrt(2·log(1/δ_t)/m)); otherwise the callback
-restores the root exactly (weights, optimizer, scheduler, RNG, data position).
+restores the root exactly (weights, optimizer, scheduler, RNG, data position). With
+``bound=sequential`` the judge plays ``batch_items`` items at a time and stops as soon as an
+e-process decides (``coevo.evoheir.sequential``): commit when the evidence for a gain reaches
+1/δ_t, roll back when the evidence for a loss does or after ``max_items`` items.
 
 Checkpointed (``resume=``, kill -9): the decision counter t, the pool ledger (cursors and every
 used item), the audit rows and the error budget spent Σ_{s≤t} δ_s, with the root snapshot and
 decision history of ``CommitRollback``; a resumed run numbers its next decision t+1 (so τ_t and
-δ_t continue), draws only never-used items and keeps Σδ_t ≤ δ.
+δ_t continue), draws only never-used items and keeps Σδ_t ≤ δ. A decision a kill interrupted is
+replayed from the last checkpoint: same number, items and seeds (``coevo.evoheir.sequential``).
 
 Wrap any rollout-based training: ``make train ALGO=grpo ARGS="+callbacks=heircommit"``.
 Metrics ``train/commit/*`` (decision, gain, threshold, commits, rollbacks) and
@@ -23,17 +27,20 @@ Metrics ``train/commit/*`` (decision, gain, threshold, commits, rollbacks) and
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import lightning as L
 
+from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.callbacks.commit_rollback import CommitRollback, Decision
 from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.state.snapshot import TrainingSnapshot
 from coevo.evoheir.paired import (
-    SCORINGS,
-    check_scoring,
+    METRICS,
+    PairedResult,
+    check_metric,
     derived_seed,
     evaluation_guard,
     item_success,
@@ -41,12 +48,14 @@ from coevo.evoheir.paired import (
     paired_gain,
 )
 from coevo.evoheir.pools import IndexRegion, PoolLedger, PoolOverlapError, require_unbounded_train
+from coevo.evoheir.sequential import SequentialTest, judge_in_batches
 from coevo.evoheir.threshold import (
     BOUNDS,
     MODES,
+    check_bound,
     check_certifiable,
-    check_sign_bound,
     commit_threshold,
+    decision_delta,
     spent_delta,
 )
 
@@ -59,12 +68,16 @@ class HeirCommitConfig:
     every_n_steps: int = bounded(5, ge=1)  # optimizer steps per proposal
     mode: str = choice("empirical", MODES)  # empirical: τ = 0 | certified: τ_t = σ·sqrt(2·log(1/δ_t)/m)
     # certified bar: subgaussian (the paper's formula) | sign (exact sign test on the items where the
-    # two policies differ; needs samples=1): both keep P(a harmful update commits at decision t) ≤ δ_t
+    # two policies differ; needs samples=1) | sequential (e-processes on batches of fresh items, stopped
+    # when the evidence suffices): each keeps P(a harmful update commits at decision t) ≤ δ_t
     bound: str = choice("subgaussian", BOUNDS)
-    pool_size: int = bounded(16, ge=1)  # m: confirmation items per decision (fresh each decision)
-    samples: int = bounded(2, ge=1)  # sampled episodes per item and policy
-    # how an item is played: sampled (``samples`` answers) | greedy (one argmax answer; samples = 1)
-    scoring: str = choice("sampled", SCORINGS)
+    pool_size: int = bounded(16, ge=1)  # m: confirmation items per decision (fresh each decision); not sequential
+    samples: int = bounded(1, ge=1)  # episodes per item and policy (greedy: 1)
+    # how an item is played: greedy (one argmax answer, the metric of eval's greedy success; samples = 1) |
+    # sampled (``samples`` answers with the agent's sampling)
+    metric: str = choice("greedy", METRICS)
+    max_items: int = bounded(1024, ge=1)  # sequential: the most items one decision plays (then it rolls back)
+    batch_items: int = bounded(64, ge=1)  # sequential: items played between two looks at the evidence
     # sub-Gaussian scale of a paired difference (1 for differences in [-1, 1])
     sigma: float = bounded(1.0, gt=0)
     delta: float = bounded(0.1, gt=0, lt=1)  # certified mode: total error budget over all decisions
@@ -79,12 +92,18 @@ class HeirCommitConfig:
 
     def __post_init__(self):
         check_instance(self, "callbacks.heircommit")
-        check_scoring("callbacks.heircommit.scoring", self.scoring,
-                      {"callbacks.heircommit.samples": self.samples,
-                       "callbacks.heircommit.audit_samples": self.audit_samples})
+        check_metric("callbacks.heircommit.metric", self.metric,
+                     {"callbacks.heircommit.samples": self.samples,
+                      "callbacks.heircommit.audit_samples": self.audit_samples})
+        check_bound(self.mode, self.bound, self.samples, "callbacks.heircommit")
         if self.mode == "certified":
-            check_sign_bound(self.bound, self.samples, ("callbacks.heircommit.bound", "callbacks.heircommit.samples"))
-            check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit", self.bound)
+            check_certifiable(self.sigma, self.delta, self.pool_size, 1, "callbacks.heircommit", self.bound,
+                              self.max_items)
+
+    @property
+    def items_per_decision(self) -> int:
+        """The confirmation items one decision may use (its share of the confirmation region)."""
+        return self.max_items if self.bound == "sequential" else self.pool_size
 
 
 class ConfirmationJudge:
@@ -126,13 +145,15 @@ class ConfirmationJudge:
         max_decisions = max(1, (trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else 10_000)
                             // c.every_n_steps)
         if c.mode == "certified":
-            check_certifiable(c.sigma, c.delta, c.pool_size, max_decisions, "callbacks.heircommit", c.bound)
+            check_certifiable(c.sigma, c.delta, c.pool_size, max_decisions, "callbacks.heircommit", c.bound,
+                              c.max_items)
         datamodule = getattr(trainer, "datamodule", None)
         batch = getattr(datamodule, "batch_size", 1)
         steps = trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else 10_000
         regions = [
             IndexRegion("training", "train", 0, steps * batch),
-            IndexRegion("confirmation", "train", c.confirm_start, c.confirm_start + max_decisions * c.pool_size),
+            IndexRegion("confirmation", "train", c.confirm_start,
+                        c.confirm_start + max_decisions * c.items_per_decision),
         ]
         if c.audit_pool_size > 0:
             regions.append(IndexRegion("audit", "train", c.audit_start, c.audit_start + max_decisions * c.audit_pool_size))
@@ -146,36 +167,56 @@ class ConfirmationJudge:
         self.decisions += 1
         t = self.decisions
         self._check_training_items(trainer)
-        tasks = self.ledger.draw("confirmation", c.pool_size)
-        new, old = self._paired_scores(module, root, tasks, c.samples, t, role=0)
-        result = paired_gain(new, old)
-        tau = commit_threshold(c.mode, c.bound, t, c.sigma, c.delta, new, old)
-        details = {"new_success": result.new_success, "old_success": result.old_success, "paired_std": result.std,
-                   "t": t, "m": result.m, "wins": result.wins, "losses": result.losses}
-        if c.audit_pool_size > 0:
-            audit_tasks = self.ledger.draw("audit", c.audit_pool_size)
+        tasks = self.ledger.draw("confirmation", c.items_per_decision)
+        audit_tasks = self.ledger.draw("audit", c.audit_pool_size) if c.audit_pool_size > 0 else []
+        if c.bound == "sequential":  # no bar fixed in advance: τ is nan, the e-processes decide
+            result, test = self._sequential(module, root, tasks, t)
+            tau, commit, details = math.nan, test.verdict == "commit", test.details()
+        else:
+            new, old = self._paired_scores(module, root, tasks, c.samples, t, role=0)
+            result = paired_gain(new, old)
+            tau = commit_threshold(c.mode, c.bound, t, c.sigma, c.delta, new, old)
+            commit, details = result.gain > tau, {}
+        details |= {"new_success": result.new_success, "old_success": result.old_success, "paired_std": result.std,
+                    "t": t, "m": result.m, "wins": result.wins, "losses": result.losses}
+        if audit_tasks:
             a_new, a_old = self._paired_scores(module, root, audit_tasks, c.audit_samples, t, role=2)
             details["true_gain"] = paired_gain(a_new, a_old).gain
-        commit = result.gain > tau
         self.audit.append({"decision": t, "gain": result.gain, "threshold": tau, "commit": commit,
-                           "true_gain": details.get("true_gain"), "wins": result.wins, "losses": result.losses})
-        log.info("HEIRCOMMIT decision %d: v=%+.3f vs τ=%.3f → %s", t, result.gain, tau,
+                           "true_gain": details.get("true_gain"), "wins": result.wins, "losses": result.losses,
+                           "items": result.m})
+        log.info("HEIRCOMMIT decision %d: v=%+.3f vs τ=%.3f on %d items → %s", t, result.gain, tau, result.m,
                  "COMMIT" if commit else "ROLLBACK")
         if hasattr(module, "record"):
-            module.record({f"heircommit/{k}": float(v) for k, v in details.items()})
+            module.record({f"heircommit/{k}": float(v) for k, v in details.items() if isinstance(v, int | float)})
         return Decision(commit, result.gain, tau, details)
 
-    def _paired_scores(self, module, root: TrainingSnapshot, tasks, samples: int, t: int, role: int):
+    def _sequential(self, module, root: TrainingSnapshot, tasks, t: int) -> tuple[PairedResult, SequentialTest]:
+        """Batches of the reserved items until the e-processes decide: the paired result over the items
+        played, and the test. Rank 0's verdict after each batch is every rank's."""
+        c = self.config
+        test = SequentialTest(decision_delta(c.delta, t), c.max_items)
+        new, old = judge_in_batches(
+            test, tasks, c.batch_items,
+            lambda batch, items: self._paired_scores(module, root, items, c.samples, t, role=0, batch=batch),
+            dist.broadcast_object)
+        return paired_gain(new, old), test
+
+    def _paired_scores(self, module, root: TrainingSnapshot, tasks, samples: int, t: int, role: int,
+                       batch: int | None = None):
+        """Per-item success of the proposal and of the root on ``tasks``, seeded by the decision, the role
+        (confirmation 0, audit 2) and the sequential judge's batch."""
+        batches = () if batch is None else (batch,)
         policy = getattr(module, "policy", module)
         seed = module.context.seed
         envs = module.envs(len(tasks) * samples)
         with evaluation_guard(policy):
             module.engine.sync_weights(policy)
-            greedy = self.config.scoring == "greedy"
-            new = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role), greedy)
+            greedy = self.config.metric == "greedy"
+            new = item_success(module.agent, envs, tasks, samples, derived_seed(seed, t, role, *batches), greedy)
             load_weights(policy, root.weights)
             module.engine.sync_weights(policy)
-            old_seed = derived_seed(seed, t, role if self.config.common_seeds else role + 1)
+            old_seed = derived_seed(seed, t, role if self.config.common_seeds else role + 1, *batches)
             old = item_success(module.agent, envs, tasks, samples, old_seed, greedy)
         module.engine.sync_weights(policy)
         return new, old

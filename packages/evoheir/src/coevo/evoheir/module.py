@@ -84,7 +84,8 @@ from coevo.evoheir.records import Record, qualify
 from coevo.evoheir.recovery import RecoveryOutcome, recover
 from coevo.evoheir.report import plot_rounds, round_line
 from coevo.evoheir.scout_warmup import warm_up_scout
-from coevo.evoheir.threshold import commit_threshold, threshold
+from coevo.evoheir.sequential import SequentialTest, judge_in_batches
+from coevo.evoheir.threshold import commit_threshold, decision_delta, threshold
 
 console = Console()
 PHASES = ("explore", "screen", "recover", "confirm", "archive")
@@ -103,6 +104,8 @@ class Verdict(NamedTuple):
     wins: int = 0  # confirmation items the proposal won over the root (and lost: ``losses``)
     losses: int = 0
     diffs: list[float] | None = None  # audited runs: every confirmation item's paired difference, in draw order
+    items: int = 0  # confirmation items played (the pool, or the sequential judge's batches)
+    decision: int | None = None  # t of δ_t (None: nothing was judged)
 
 
 @registry.algorithms.register("evoheir")
@@ -134,6 +137,7 @@ class EvoHeir(RolloutModule):
         self.meter = ComputeMeter()
         self.ledger = PoolLedger(probe, self._regions())  # overlapping pools fail here, before any work
         self.round = 0
+        self.decisions = 0  # HEIRCOMMIT decisions made: t of δ_t = δ/(t(t+1)) (a round with nothing to judge spends none)
         self.rows: list[dict] = []
         self.candidates: dict[str, dict] = {}  # C_t: each branch endpoint's resumable state
         self.heldout0: float | None = None
@@ -147,7 +151,7 @@ class EvoHeir(RolloutModule):
             IndexRegion("training", "train", 0, steps * c.tasks_per_step),
             IndexRegion("warm start", "train", *CORE_WARMSTART),
             IndexRegion("screening", "train", c.screen.start, c.screen.start + c.rounds * c.screen.pool_size),
-            IndexRegion("confirmation", "train", c.commit.start, c.commit.start + c.rounds * c.commit.pool_size),
+            IndexRegion("confirmation", "train", c.commit.start, c.commit.start + c.rounds * self._span()),
         ]
         if c.host == "r_zero" and s.warmup_examples > 0:
             regions.append(IndexRegion("scout warm-up", "train", s.warmup_first_index,
@@ -156,6 +160,11 @@ class EvoHeir(RolloutModule):
             a = c.audit_settings
             regions.append(IndexRegion("audit", "train", a.start, a.start + c.rounds * a.pool_size))
         return regions
+
+    def _span(self) -> int:
+        """Confirmation items one decision reserves: the pool, or the sequential judge's budget."""
+        commit = self.config.commit
+        return commit.max_items if commit.bound == "sequential" else commit.pool_size
 
     # -- setup ----------------------------------------------------------------------------------
     def on_fit_start(self) -> None:
@@ -194,7 +203,7 @@ class EvoHeir(RolloutModule):
             load_weights(self.policy, weights)
             self.engine.sync_weights(self.policy)
             episodes = play_items(self.agent, self.envs(len(tasks) * samples), tasks, samples, seed,
-                                  greedy=self.config.scoring == "greedy")
+                                  greedy=self.config.commit.metric == "greedy")
         self.meter.add(phase, episode_tokens(episodes))
         return success_per_item(episodes, samples)
 
@@ -239,7 +248,8 @@ class EvoHeir(RolloutModule):
             "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
             "recovery_loss_last": outcome.loss_last, "v": verdict.v, "tau": verdict.tau, "commit": verdict.commit,
             "unchanged": verdict.unchanged, "true_gain": verdict.true_gain, "wins": verdict.wins,
-            "losses": verdict.losses, "confirm_diffs": verdict.diffs,
+            "losses": verdict.losses, "confirm_items": verdict.items, "decision": verdict.decision,
+            "confirm_diffs": verdict.diffs,
             "archive_size": len(self.archive), "archive_strata": self.archive.strata(), "heldout": heldout,
             "units": self.meter.round_units(), "units_total": self.meter.total_units(),
             "scout_examples": getattr(self.host, "examples", []),
@@ -305,29 +315,45 @@ class EvoHeir(RolloutModule):
         """4. HEIRCOMMIT: the paired comparison S_t^+ vs S_t on fresh confirmation items (and the
         audit's true gain when enabled); commit if v > τ_t, decided on rank 0. The policy ends holding
         S_{t+1} on every rank and the engine is synced to it."""
-        c, seed = self.config, self.context.seed
-        v, tau, commit, wins, losses, diffs = math.nan, math.nan, True, 0, 0, None
+        c, cc, seed = self.config, self.config.commit, self.context.seed
+        v, tau, commit, wins, losses, diffs, played, decision = math.nan, math.nan, True, 0, 0, None, 0, None
         unchanged = all(torch.equal(proposal[k], root[k]) for k in root)
         if self.sharded_over_ranks:  # each rank compared its own shards: unchanged only if on every rank
             unchanged = dist.max_over_ranks(int(not unchanged)) == 0
-        if c.commit.enabled and unchanged:  # the root itself (no branch won, nothing recovered): nothing to judge
-            v, tau, commit = 0.0, threshold(c.commit.mode, t, c.commit.pool_size, c.commit.sigma, c.commit.delta,
-                                            c.commit.bound, discordant=0), False
-        elif c.commit.enabled:
-            items = self.ledger.draw("confirmation", c.commit.pool_size)
-            new = self._play(proposal, items, c.commit.samples, derived_seed(seed, t, 2, 0), "confirm")
-            old = self._play(root, items, c.commit.samples, derived_seed(seed, t, 2, int(not c.commit.common_seeds)),
-                             "confirm")
+        audit_items = []
+        if c.audit_settings.enabled and not unchanged:
+            audit_items = self.ledger.draw("audit", c.audit_settings.pool_size)
+        if cc.enabled and unchanged:  # the root itself (no branch won, nothing recovered): nothing to judge
+            v, commit = 0.0, False
+            if cc.bound != "sequential":
+                tau = threshold(cc.mode, max(1, self.decisions), cc.pool_size, cc.sigma, cc.delta, cc.bound, discordant=0)
+        elif cc.enabled:
+            self.decisions += 1
+            decision = self.decisions
+            items = self.ledger.draw("confirmation", self._span())
+
+            def play_pair(batch: int | None, batch_items) -> tuple[torch.Tensor, torch.Tensor]:
+                batches = () if batch is None else (batch,)
+                new = self._play(proposal, batch_items, cc.samples, derived_seed(seed, t, 2, 0, *batches), "confirm")
+                old = self._play(root, batch_items, cc.samples,
+                                 derived_seed(seed, t, 2, int(not cc.common_seeds), *batches), "confirm")
+                return new, old
+
+            if cc.bound == "sequential":  # batches until an e-process decides; no bar fixed in advance (τ nan)
+                test = SequentialTest(decision_delta(cc.delta, decision), cc.max_items)
+                new, old = judge_in_batches(test, items, cc.batch_items, play_pair, dist.broadcast_object)
+                commit = test.verdict == "commit"
+            else:
+                new, old = play_pair(None, items)
+                tau = commit_threshold(cc.mode, cc.bound, decision, cc.sigma, cc.delta, new, old)
             paired = paired_gain(new, old)
-            v, wins, losses = paired.gain, paired.wins, paired.losses
+            v, wins, losses, played = paired.gain, paired.wins, paired.losses, paired.m
+            commit = commit if cc.bound == "sequential" else v > tau
             if c.audit_settings.enabled:  # what the benchmark replays each acceptance rule on
                 diffs = [round(x, 6) for x in (new.double() - old.double()).tolist()]
-            tau = commit_threshold(c.commit.mode, c.commit.bound, t, c.commit.sigma, c.commit.delta, new, old)
-            commit = v > tau
         true_gain = None
-        if c.audit_settings.enabled and not unchanged:
-            a = c.audit_settings
-            items = self.ledger.draw("audit", a.pool_size)
+        if audit_items:
+            a, items = c.audit_settings, audit_items
             new = self._play(proposal, items, a.samples, derived_seed(seed, t, 3, 0), "audit")
             old = self._play(root, items, a.samples, derived_seed(seed, t, 3, int(not c.commit.common_seeds)), "audit")
             true_gain = paired_gain(new, old).gain
@@ -336,7 +362,7 @@ class EvoHeir(RolloutModule):
         if not self.sharded_over_ranks:  # replicas: S_{t+1} is rank 0's on every rank (shards: one owner each)
             dist.broadcast_parameters(self.policy)
         self.engine.sync_weights(self.policy)
-        return Verdict(v, tau, commit, unchanged, true_gain, wins, losses, diffs)
+        return Verdict(v, tau, commit, unchanged, true_gain, wins, losses, diffs, played, decision)
 
     def archive_experience(self, experience: list[Record]) -> None:
         """5. E_t enters M_{t+1} whether or not the round committed; saved atomically (rank 0)."""
@@ -406,7 +432,7 @@ class EvoHeir(RolloutModule):
         its rejection counts), the compute meter's totals."""
         super().on_save_checkpoint(checkpoint)
         checkpoint["evoheir"] = {
-            "round": self.round, "rows": self.rows, "heldout0": self.heldout0,
+            "round": self.round, "decisions": self.decisions, "rows": self.rows, "heldout0": self.heldout0,
             "cursor": dict(self.ledger.cursor), "used": [[k[0], k[1], v] for k, v in self.ledger.used.items()],
             "archive": [r.as_dict() for r in self.archive.records], "archive_rejected": dict(self.archive.rejected),
             "meter": {"total": dict(self.meter.total), "baseline_total": self.meter.baseline_total},
@@ -418,6 +444,7 @@ class EvoHeir(RolloutModule):
         if state is None:
             return
         self.round, self.rows, self.heldout0 = state["round"], state["rows"], state["heldout0"]
+        self.decisions = state.get("decisions", self.round)  # older checkpoints numbered decisions by round
         self.ledger.cursor.update(state["cursor"])
         self.ledger.used = {(split, index): owner for split, index, owner in state["used"]}
         self.archive.records = [Record(**row) for row in state["archive"]]

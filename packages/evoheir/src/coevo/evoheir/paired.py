@@ -22,13 +22,13 @@ from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Environment, Task
 from coevo.core.state.snapshot import capture_rng, restore_rng, trainable_weights
 
-SCORINGS = ("sampled", "greedy")  # how a judge plays an item: ``samples`` sampled answers | one argmax answer
+METRICS = ("greedy", "sampled")  # how a judge plays an item: one argmax answer | ``samples`` sampled answers
 
 
-def check_scoring(key: str, scoring: str, samples: dict[str, int]) -> None:
+def check_metric(key: str, metric: str, samples: dict[str, int]) -> None:
     """Refuse ``key=greedy`` with more than one answer per item (``samples``: each samples key → value)."""
     several = {k: n for k, n in samples.items() if n != 1}
-    if scoring == "greedy" and several:
+    if metric == "greedy" and several:
         raise ValueError(f"{key}=greedy plays each item once (every replay gives the same answer), but "
                          f"{', '.join(f'{k}={n}' for k, n in several.items())}: set "
                          f"{' '.join(f'{k}=1' for k in several)}, or {key}=sampled")

@@ -17,14 +17,19 @@ How the certified bar is computed (``bound``):
   smallest count whose tail is ≤ δ_t. It adapts to how often the policies disagree: with 10% of
   items discordant it needs about a tenth of the items the sub-Gaussian bar needs
   (bench/results/README.md).
+- ``sequential``: no bar fixed in advance: the judge plays batches of fresh items until an
+  e-process crosses 1/δ_t (``coevo.evoheir.sequential``), with the same guarantee under optional
+  stopping; ``max_items`` bounds its plays.
 """
 
 from __future__ import annotations
 
 import math
 
+from coevo.evoheir.sequential import fewest_items_to_commit
+
 MODES = ("empirical", "certified")
-BOUNDS = ("subgaussian", "sign")
+BOUNDS = ("subgaussian", "sign", "sequential")
 
 
 def decision_delta(delta: float, t: int) -> float:
@@ -86,14 +91,22 @@ def threshold(mode: str, t: int, m: int, sigma: float = 1.0, delta: float = 0.1,
         if discordant is None:
             raise ValueError("the sign bound is computed from the discordant items; pass discordant=")
         return sign_threshold(discordant, delta, t, m)
+    if bound == "sequential":
+        raise ValueError("the sequential bound has no bar fixed in advance: its judge plays batches until an e-process "
+                         "decides (coevo.evoheir.sequential.run_decision)")
     raise ValueError(f"commit bound: unknown '{bound}'; choose one of {list(BOUNDS)}")
 
 
-def check_sign_bound(bound: str, samples: int, keys: tuple[str, str]) -> None:
-    """The sign test is exact for one answer per item and policy; refuse it otherwise, naming both keys."""
-    if bound == "sign" and samples != 1:
-        raise ValueError(f"{keys[0]}=sign tests one answer per item and policy (each paired difference is "
-                         f"-1, 0 or +1), but {keys[1]}={samples}: set {keys[1]}=1, or {keys[0]}=subgaussian")
+def check_bound(mode: str, bound: str, samples: int, where: str) -> None:
+    """Refuse the bounds a setting cannot use, naming the keys: the sign test is exact for one answer
+    per item and policy; the sequential judge is a certified rule (the empirical one has no error budget)."""
+    if bound == "sign" and samples != 1 and mode == "certified":
+        raise ValueError(f"{where}.bound=sign tests one answer per item and policy (each paired difference is "
+                         f"-1, 0 or +1), but {where}.samples={samples}: set {where}.samples=1, or "
+                         f"{where}.bound=subgaussian")
+    if bound == "sequential" and mode != "certified":
+        raise ValueError(f"{where}.bound=sequential spends the certified error budget {where}.delta, but "
+                         f"{where}.mode={mode}: add {where}.mode=certified, or leave {where}.bound at subgaussian")
 
 
 def ternary_discordant(diff) -> int:
@@ -106,14 +119,21 @@ def ternary_discordant(diff) -> int:
 
 
 def check_certifiable(sigma: float, delta: float, m: int, decisions: int, where: str,
-                      bound: str = "subgaussian") -> None:
+                      bound: str = "subgaussian", max_items: int = 0) -> None:
     """A clear error when the certified bar reaches 1 (a success gain can never exceed it) within
-    ``decisions`` decisions; names the pool size that would do."""
+    ``decisions`` decisions; names the pool size (sequential: the budget ``max_items``) that would do."""
     if not 0.0 < delta < 1.0:
         raise ValueError(f"{where}.delta: must be in (0, 1), got {delta}")
     if sigma <= 0:
         raise ValueError(f"{where}.sigma: must be positive, got {sigma}")
     last = max(1, decisions)
+    if bound == "sequential":  # best case: every item won
+        needed = fewest_items_to_commit(decision_delta(delta, last))
+        if max_items < needed:
+            raise ValueError(f"{where}: the sequential judge with a budget of {max_items} items cannot commit at "
+                             f"decision {last} even if the proposal wins every item (it needs {needed}); set "
+                             f"{where}.max_items={needed} or more (or a larger delta)")
+        return
     if bound == "sign":  # best case: every item discordant and won, P = 2^-m
         needed = math.ceil(math.log2(1.0 / decision_delta(delta, last)))
         if m < needed:
