@@ -62,7 +62,7 @@ def test_the_child_shares_the_stock_and_its_work_comes_back_at_the_join():
     used = {k: v for k, v in stock.items() if child.inventory.get(k, 0) < v}
     assert used and parent.inventory == stock  # isolated until the join
     report = parent.join(child)
-    assert report.startswith("stock changed: +") and f"{name}" in report
+    assert report.startswith("stock changed: +") and f"{name}" in report  # the expert's finish says nothing
     assert parent.inventory == child.inventory and parent.steps_taken == 0  # per-agent: the child's steps are its own
     assert not parent.won and not parent.done  # a join never wins the parent's episode
 
@@ -173,3 +173,12 @@ def test_short_bombs_are_refused(goal):
 def test_a_megabyte_goal_is_refused_in_under_a_second(name, text):
     with pytest.raises(ForkError):
         timed(_started().fork, text)
+
+
+def test_a_childs_finish_message_is_its_report_to_the_parent():
+    parent = _started()
+    name, _ = _ingredient(parent)
+    child, _ = parent.fork(f"craft 1 {name}")
+    message = "could not read the recipe, sorry " + "x" * 300
+    assert not child.step("finish " + message).invalid and child.done and not child.won
+    assert parent.join(child) == f"report: {message[:200]}; stock unchanged"  # 200 characters are kept

@@ -5,7 +5,8 @@ Commands (case and spacing free), separated by ``;`` or new lines::
     info <item>[, <item> ...]                       # recipes and crafting depths (platoon's get_info)
     craft <n> <item> from <k> <ingredient>, ...     # n items made; each k is what the n consume
     inventory                                       # what you hold (platoon's view_inventory)
-    finish [message]                                # end the episode; won iff the target is crafted
+    finish [message]                                # end the episode; won iff the goal is crafted;
+                                                    # a sub-agent's message is its report to its parent
 
 As in the authors' ``craft(ingredients, target=(item, n))``: ``n`` is the number of items made, a
 multiple of the recipe's yield; every ingredient is named with exactly the count ``n / yield``
@@ -26,6 +27,7 @@ from coevo.envs.recursive import MAX_DIGITS, small_int
 MAX_STEP_CHARS = 4000  # a step's whole text (the expert's longest step is under 2,000)
 MAX_INFO_ITEMS = 64  # items one 'info' asks about
 MAX_NAME_CHARS = 32  # an item name's length (the world's longest is 11)
+MAX_REPORT_CHARS = 200  # the part of a finish message that is kept
 _NAME = re.compile(r"[a-z0-9_]+")
 GRAMMAR = ("'info <item>, ...', 'craft <n> <item> from <k> <ingredient>, ...', 'inventory' or 'finish', "
            "several separated by ';'")
@@ -54,7 +56,7 @@ class ShowInventory:
 
 @dataclass(frozen=True)
 class Finish:
-    pass
+    message: str = ""  # free text; a sub-agent's reaches its parent at the join (its report)
 
 
 Command = Info | Craft | ShowInventory | Finish
@@ -81,7 +83,7 @@ def parse_command(text: str) -> Command:
     if verb == "inventory" and not rest:
         return ShowInventory()
     if verb == "finish":
-        return Finish()
+        return Finish(rest[:MAX_REPORT_CHARS])
     if verb == "info":
         names = [n for n in re.split(r"[,\s]+", rest) if n]
         if not names:

@@ -31,6 +31,8 @@ parent's; ``shared`` reserves them from the parent (at most its steps left minus
 steps the child's subtree took are charged to the parent at the join. The depth cap is RAO's
 ``algo.recursion.budget.max_depth``.
 
+A child's ``finish <message>`` is its report: the join returns it with the change of the stock.
+
 The expert (``expert``) reads recipes with ``info`` like an agent, then crafts; the recursive
 expert (``expert_delegations``) hands the crafted ingredients of targets deeper than
 ``expert_leaf_depth`` to children, one at a time. Flat, it wins every task within ``max_steps``
@@ -120,6 +122,7 @@ class TextCraftSynthEnv(RecursiveEnv):
         self._inventory: Counter[str] = Counter()
         self._read: dict[str, Recipe] = {}
         self._child: TextCraftSynthEnv | None = None  # the launched child, until it is joined
+        self._report = ""  # the finish message (a sub-agent's report to its parent)
 
     def band_of(self, split: str) -> Band:
         return BANDS[self.config.ood_band if split == OOD_SPLIT else self.config.band]
@@ -139,7 +142,7 @@ class TextCraftSynthEnv(RecursiveEnv):
 
     def _begin(self, targets: dict[str, int], start: Counter[str], steps: int) -> None:
         self._targets, self._origin, self._inventory = dict(targets), Counter(start), Counter(start)
-        self._read, self._child, self.max_steps = {}, None, steps
+        self._read, self._child, self._report, self.max_steps = {}, None, "", steps
 
     def _rules(self) -> str:
         c = self.config
@@ -172,6 +175,7 @@ class TextCraftSynthEnv(RecursiveEnv):
                 if isinstance(command, Finish):
                     made = ", ".join(f"{max(0, inventory[i] - self._origin[i])} {i}" for i in self._targets)
                     lines.append(f"Finished with {made} crafted.")
+                    self._report = command.message  # the step cannot fail after a finish
                     return inventory, lines, True
                 lines.append(self._answer(command, inventory))
             except CommandError as error:
@@ -243,12 +247,12 @@ class TextCraftSynthEnv(RecursiveEnv):
 
     def _state(self) -> Any:
         return (self._spec, dict(self._targets), Counter(self._origin), Counter(self._inventory), dict(self._read),
-                self._child)
+                self._child, self._report)
 
     def _set_state(self, state: Any) -> None:
-        self._spec, targets, start, inventory, read, self._child = state
-        self._targets, self._origin, self._inventory, self._read = dict(targets), Counter(start), Counter(inventory), \
-            dict(read)
+        self._spec, targets, origin, inventory, read, self._child, self._report = state
+        self._targets, self._origin, self._read = dict(targets), Counter(origin), dict(read)
+        self._inventory = Counter(inventory)
 
     def state_key(self) -> tuple | None:
         """(goal, the inventory's non-zero counts): what crafting changes (recipes read are knowledge)."""
@@ -299,11 +303,10 @@ class TextCraftSynthEnv(RecursiveEnv):
             self._steps += child._steps  # the child's subtree spent the parent's reserved steps
             self._done = self._done or self._steps >= self.max_steps
         change = {k: after[k] - before[k] for k in sorted(set(before) | set(after)) if after[k] != before[k]}
-        if not change:
-            return "stock unchanged"
         parts = [f"{n:+d} {k}" for k, n in sorted(change.items(), key=lambda kv: (kv[1] < 0, kv[0]))]
         shown = ", ".join(parts[:12]) + (f", … ({len(parts) - 12} more)" if len(parts) > 12 else "")
-        return f"stock changed: {shown}"
+        stock = f"stock changed: {shown}" if parts else "stock unchanged"
+        return f"report: {child._report}; {stock}" if child._report else stock
 
 
 def _describe(items: dict[str, int]) -> str:
