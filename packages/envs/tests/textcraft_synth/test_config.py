@@ -17,7 +17,7 @@ from coevo.core.config import ConfigError, build_component, validate
     ({"ood_band": "impossible"}, "env.ood_band", "choose one of"),
     ({"band": "hard", "ood_band": "medium"}, "env.ood_band", "deeper than env.band='hard' (depths 7-9), one of ['extreme']"),
     ({"band": "extreme", "ood_band": "extreme"}, "env.ood_band", "choose a shallower env.band"),
-    ({"max_steps": 0}, "env.max_steps", "must be in [1, 1000]"),
+    ({"max_steps": 1}, "env.max_steps", "must be in [2, 1000]"),  # no task is won in one step
     ({"commands_per_step": 0}, "env.commands_per_step", "must be in [1, 64]"),
     ({"items_per_tier": 5}, "env.items_per_tier", "must be in [6, 100]"),
     ({"test_fraction": 1.0}, "env.test_fraction", "must be in (0, 1)"),
