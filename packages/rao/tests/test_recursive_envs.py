@@ -11,7 +11,8 @@ from coevo.rao.runner import TreeRunner
 from coevo.rao.settings import BudgetSettings, RecursionSettings
 from coevo.rao.treestats import tree_stats
 
-ENVS = {"longctx": {"num_chunks": 8}, "algebra": {"depth": 4}, "craft": {"depth": 3}, "maze": {"size": 6}}
+ENVS = {"longctx": {"num_chunks": 8}, "algebra": {"depth": 4}, "craft": {"depth": 3}, "maze": {"size": 6},
+        "textcraft_synth": {"expert_leaf_depth": 3}}  # medium targets (depth 4-6) then always delegate
 
 
 def _play(name, settings, n=6, split="eval_in_distribution", schedule="batched"):
@@ -50,6 +51,9 @@ def test_fork_isolation_children_change_their_parent_only_through_join(name):
     env = cls(cls.Config(**ENVS[name]))
     env.reset(env.task("eval_in_distribution", 1))
     goals = env.expert_delegations()
+    while not goals and not env.done:  # textcraft_synth's oracle reads the recipes before it delegates
+        env.step(env.expert_action())
+        goals = env.expert_delegations()
     assert goals, f"the {name} oracle delegates at the root"
     before = env.snapshot()
     child, _ = env.fork(goals[0])

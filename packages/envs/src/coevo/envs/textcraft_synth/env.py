@@ -247,11 +247,12 @@ class TextCraftSynthEnv(RecursiveEnv):
         return {k: v for k, v in self._inventory.items() if v > 0}
 
     def _state(self) -> Any:
+        # the open child is bookkeeping of the fork, like RecursiveEnv's own, not state of the world
         return (self._spec, dict(self._targets), Counter(self._origin), Counter(self._inventory), dict(self._read),
-                self._child, self._report)
+                self._report)
 
     def _set_state(self, state: Any) -> None:
-        self._spec, targets, origin, inventory, read, self._child, self._report = state
+        self._spec, targets, origin, inventory, read, self._report = state
         self._targets, self._origin, self._read = dict(targets), Counter(origin), dict(read)
         self._inventory = Counter(inventory)
 
