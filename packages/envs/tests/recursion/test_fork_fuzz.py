@@ -20,8 +20,9 @@ from coevo.envs.longctx.goals import parse_goal as longctx_goal
 from coevo.envs.maze.env import MazeEnv
 from coevo.envs.maze.goals import parse_goal as maze_goal
 from coevo.envs.recursive import MAX_GOAL_CHARS, small_int
+from coevo.envs.textcraft_synth.env import TextCraftSynthEnv
 
-ENVS = [LongCtxEnv, AlgebraEnv, CraftEnv, MazeEnv]
+ENVS = [LongCtxEnv, AlgebraEnv, CraftEnv, MazeEnv, TextCraftSynthEnv]
 _FUZZ = settings(max_examples=150, deadline=1000, database=None)
 # goal-shaped text: each grammar's words and numbers, so that fuzzing reaches past the first check
 _WORDS = st.sampled_from(["reach", "go to", "(", ")", ",", "evaluate", "modulo", "+", "*", "-", "craft", "gear",

@@ -8,8 +8,9 @@ from coevo.envs.craft.env import CraftEnv
 from coevo.envs.expert_play import play_expert
 from coevo.envs.longctx.env import LongCtxEnv
 from coevo.envs.maze.env import MazeEnv
+from coevo.envs.textcraft_synth.env import TextCraftSynthEnv
 
-ENVS = [LongCtxEnv, AlgebraEnv, CraftEnv, MazeEnv]
+ENVS = [LongCtxEnv, AlgebraEnv, CraftEnv, MazeEnv, TextCraftSynthEnv]
 SPLITS = ("train", "eval_in_distribution", "eval_out_of_distribution")
 
 
