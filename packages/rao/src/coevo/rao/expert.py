@@ -90,7 +90,7 @@ class RecursiveExpert:
                  first_index: int = 0) -> ExpertEpisodes:
         if self.recursion.can_delegate and not env.forkable:
             raise ConfigError(f"algo=rao: env '{env.name}' cannot fork sub-tasks; choose a forkable env "
-                              f"(longctx, craft, algebra, maze) or set algo.recursion.delegation.enabled=false")
+                              f"(longctx, craft, algebra, maze, textcraft_synth) or set algo.recursion.delegation.enabled=false")
         runners = {flat: TreeRunner(prompt, flat_settings(self.recursion) if flat else self.recursion)
                    for flat in (False, True)}
         oracle = OracleDecider(self.recursion.delegation.max_children)

@@ -82,7 +82,7 @@ class RAO(GRPO):
         probe = self.envs(1)[0]
         if config.recursion.can_delegate and not probe.forkable:
             raise ConfigError(f"algo=rao: env '{probe.name}' cannot fork sub-tasks; choose a forkable env "
-                              f"(longctx, craft, algebra, maze) or set algo.recursion.delegation.enabled=false")
+                              f"(longctx, craft, algebra, maze, textcraft_synth) or set algo.recursion.delegation.enabled=false")
         self.mode = decoding_mode(self.engine, context.tokenizer, context.agent, probe)
         sizes = config.sizes
         self.train_factories = ([scaled_env_factory(context.make_env, sizes.knob, v) for v in sizes.train]
