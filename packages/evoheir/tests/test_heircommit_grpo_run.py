@@ -16,7 +16,6 @@ from coevo.core.cli import train
 from coevo.evoheir.heircommit import HeirCommit
 from coevo.evoheir.pools import PoolOverlapError
 
-
 SAMPLED = ("callbacks.heircommit.metric=sampled", "callbacks.heircommit.samples=2")
 
 

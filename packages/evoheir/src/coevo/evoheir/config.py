@@ -53,6 +53,9 @@ class CommitSettings:
     samples: int = bounded(1, ge=1)  # answers per item and policy (greedy: 1)
     max_items: int = bounded(1024, ge=1)  # sequential: the most items one decision plays (then it rolls back)
     batch_items: int = bounded(64, ge=1)  # sequential: items played between two looks at the evidence
+    # sequential: > 0 rolls back once the evidence that the update does not help reaches 1/futility (a
+    # useful update is lost this way with probability ≤ futility; never a harmful commit more); 0: at 1/δ_t
+    futility: float = bounded(0.3, ge=0, lt=1)
     sigma: float = bounded(1.0, gt=0)  # sub-Gaussian scale of a paired difference in [-1, 1]
     delta: float = bounded(0.1, gt=0, lt=1)  # certified: total error budget over all rounds
     start: int = bounded(3_000_000, ge=0)  # first train-split index of the confirmation region

@@ -78,6 +78,9 @@ class HeirCommitConfig:
     metric: str = choice("greedy", METRICS)
     max_items: int = bounded(1024, ge=1)  # sequential: the most items one decision plays (then it rolls back)
     batch_items: int = bounded(64, ge=1)  # sequential: items played between two looks at the evidence
+    # sequential: > 0 rolls back once the evidence that the update does not help reaches 1/futility (a
+    # useful update is lost this way with probability ≤ futility; never a harmful commit more); 0: at 1/δ_t
+    futility: float = bounded(0.3, ge=0, lt=1)
     # sub-Gaussian scale of a paired difference (1 for differences in [-1, 1])
     sigma: float = bounded(1.0, gt=0)
     delta: float = bounded(0.1, gt=0, lt=1)  # certified mode: total error budget over all decisions
@@ -195,7 +198,7 @@ class ConfirmationJudge:
         """Batches of the reserved items until the e-processes decide: the paired result over the items
         played, and the test. Rank 0's verdict after each batch is every rank's."""
         c = self.config
-        test = SequentialTest(decision_delta(c.delta, t), c.max_items)
+        test = SequentialTest(decision_delta(c.delta, t), c.max_items, c.futility)
         new, old = judge_in_batches(
             test, tasks, c.batch_items,
             lambda batch, items: self._paired_scores(module, root, items, c.samples, t, role=0, batch=batch),

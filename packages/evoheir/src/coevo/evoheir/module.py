@@ -340,7 +340,7 @@ class EvoHeir(RolloutModule):
                 return new, old
 
             if cc.bound == "sequential":  # batches until an e-process decides; no bar fixed in advance (τ nan)
-                test = SequentialTest(decision_delta(cc.delta, decision), cc.max_items)
+                test = SequentialTest(decision_delta(cc.delta, decision), cc.max_items, cc.futility)
                 new, old = judge_in_batches(test, items, cc.batch_items, play_pair, dist.broadcast_object)
                 commit = test.verdict == "commit"
             else:
