@@ -12,6 +12,8 @@ from coevo.core.config import ConfigError
 from coevo.evoheir.archive import Archive
 from coevo.evoheir.math_env import generate_problem, task_seed
 from coevo.evoheir.records import Record
+from coevo.evoheir.sequential import SequentialTest
+from coevo.evoheir.threshold import decision_delta
 
 SMALL = ["algo.branches=2", "algo.explore_steps=1", "algo.tasks_per_step=2", "algo.group_size=2",
          "algo.screen.pool_size=4", "algo.screen.samples=1", "algo.commit.pool_size=4", "algo.commit.samples=1",
@@ -69,6 +71,25 @@ def test_grpo_host_rounds_with_recovery_and_audit(compose_train, tmp_path):
         assert 0.0 <= m["train/success"] <= 1.0 and m["train/reward"] <= m["train/success"]
     ckpt = torch.load(run / "checkpoints" / "last.ckpt", weights_only=False)
     assert ckpt["global_step"] == 2
+
+
+def test_the_sequential_judge_decides_each_round_in_batches(compose_train, tmp_path):
+    seeded = _seed_archive(tmp_path / "seed.json")
+    cfg = compose_train("algo.host=grpo", "algo.rounds=2", *SMALL, f"algo.archive.load={seeded}", "algo.commit.mode=certified",
+                        "algo.commit.bound=sequential", "algo.commit.max_items=24", "algo.commit.batch_items=8",
+                        "algo.audit=true", "algo.audit_settings.pool_size=4", base=FAST_MATH)
+    train.run(cfg)
+    judged = [r for r in _rows(tmp_path / "run") if not r["unchanged"]]
+    assert judged  # recovery distils the seeded records into the recipient: there is a proposal to judge
+    assert [r["decision"] for r in judged] == list(range(1, len(judged) + 1))  # rounds with nothing to judge spend no δ
+    for row in judged:
+        diffs = row["confirm_diffs"]
+        assert len(diffs) == row["confirm_items"] and row["confirm_items"] in (8, 16, 24)
+        assert math.isnan(row["tau"]) and row["v"] == pytest.approx(sum(diffs) / len(diffs))
+        # the verdict is the one the e-processes reach on these differences, in this order
+        replay = SequentialTest(decision_delta(0.1, row["decision"]), 24, 0.3)
+        replay.observe(diffs)
+        assert row["commit"] == (replay.verdict == "commit") and replay.played == 0 < replay.items <= len(diffs)
 
 
 def test_r_zero_host_survives_a_scout_that_writes_garbage(compose_train, tmp_path):
