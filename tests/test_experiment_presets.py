@@ -76,3 +76,23 @@ def test_model_smollm2_replaces_a_presets_model_wherever_it_is_written(name, fir
     assert cfg.model.name == "smollm2" and "path" not in cfg.model
     assert (model.dtype, model.lora.enabled) == ("bfloat16", False)  # the preset's
     assert cfg.algo.name == name.split("_")[0] and cfg.algo.optim.lr == 1e-6  # the rest of the preset stays
+
+
+def test_rao_textcraft_synth_preset_is_the_papers_configuration():
+    """Issue 46, item 5: the paper's TextCraft-Synth run (composed only; no model is loaded)."""
+    cfg = _compose("experiment=rao_textcraft_synth_qwen3_4b", "model.path=/models/Qwen3-4B")
+    settings = validate(cfg, TrainSchema, "train")
+    _, env = build_component(registry.envs, cfg.env, "env")
+    _, algo = build_component(registry.algorithms, cfg.algo, "algo")
+    assert (cfg.env.name, env.band, env.ood_band, env.max_steps, env.budget_mode) == (
+        "textcraft_synth", "medium", "hard", 25, "per_agent")
+    assert (algo.group_size, algo.tasks_per_step, algo.loss, algo.kl_coef) == (8, 16, "cispo", 0.0)
+    assert (algo.baseline, algo.depth_weighting, algo.flat_baseline) == ("root_loo", "inverse_frequency", "train")
+    budget, delegation = algo.recursion.budget, algo.recursion.delegation
+    assert (budget.mode, budget.agent_steps, budget.max_depth) == ("per_agent", 25, 6)
+    assert (delegation.options, delegation.show_options, delegation.max_children) == ("none", False, 1)
+    assert list(algo.report.splits) == ["eval_in_distribution", "eval_out_of_distribution"]
+    assert (settings.agent.mode, settings.agent.sampling.temperature) == ("generate", 1.0)
+    assert settings.agent.prompt.max_prompt_tokens == 12288 and settings.agent.sampling.max_new_tokens == 1024
+    assert (cfg.model.name, cfg.model.dtype, cfg.model.lora.enabled, algo.optim.lr) == ("hf", "bfloat16", False, 1e-6)
+    assert settings.trainer.fsdp.activation_checkpointing and not settings.warmstart.enabled
