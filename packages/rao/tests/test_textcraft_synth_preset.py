@@ -82,3 +82,43 @@ def test_a_two_step_run_trains_both_agents_and_reports_medium_and_hard(tmp_path)
     report = json.loads((tmp_path / "run" / "rao_report.json").read_text())
     assert len(report) == 2 and all({"recursive", "flat"} <= set(row) for row in report)
     assert (tmp_path / "run" / "flat_policy").is_dir()
+
+
+def _failures_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "bench" / "rao_textcraft_synth_failures.py"
+    spec = importlib.util.spec_from_file_location("rao_textcraft_synth_failures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_failure_bench_sorts_each_turn_by_what_went_wrong():
+    """bench/rao_textcraft_synth_failures.py: recipe lookups, counts, budget requests and malformed replies
+    each land in their own row, with the env's reason (which the agent's observation does not carry)."""
+    from rao_script import ScriptDecider
+
+    from coevo.rao.settings import BudgetSettings, DelegationSettings, RecursionSettings
+
+    bench = _failures_module()
+    env = bench.RecordingEnv(bench.RecordingEnv.Config())
+    target = env.reset(env.task("train", 0)) and env.spec.target
+    script = iter([f"<action>info {target}, zz9_i9</action>",              # an unknown item
+                   "<delegate>craft 2 m0_i0</delegate>",                     # a base material as a sub-goal
+                   f"<delegate>craft 1 {target} in 99 steps</delegate>",     # more steps than allowed
+                   f"<action>craft 1 {target} from 1 m0_i0</action>",       # not its recipe
+                   "hello", "<action>finish</action>"])
+    recursion = RecursionSettings(DelegationSettings(max_children=1, options="none"),
+                                  BudgetSettings(max_depth=6, agent_steps=25))
+    trees = TreeRunner(PROMPT, recursion).run([env.task("train", 0)], [env], ScriptDecider(lambda r: next(script)))
+    kinds = bench.turn_kinds(trees)
+    turns, launches = kinds["turns"], kinds["launches"]
+    assert turns["info error: unknown item ITEM"] == 1 and turns["malformed"] == 1 and turns["launch"] == 2
+    assert any(k.startswith("craft error: ") for k in turns), turns
+    assert turns["finish ok, finished without the goal"] == 1
+    assert launches["written"] == 2 and launches["with a budget (in N steps)"] == 1
+    refused = [k for k in launches if k.startswith("refused: ")]
+    assert len(refused) == 2 and any("N steps" in k for k in refused), launches
+    assert kinds["nodes"] == {"root": 1}
