@@ -136,3 +136,6 @@ def test_resume_continues_with_fresh_pools_and_the_archive(compose_train, tmp_pa
     # round 2 drew the next screening/confirmation items, not round 1's again
     assert state["cursor"]["screening"] == 2_000_000 + 2 * 4
     assert state["cursor"]["confirmation"] == 3_000_000 + 2 * 4 or rows[1]["unchanged"] or rows[0]["unchanged"]
+    # a fresh run started in the same folder (overwrite=true) writes its own rounds, not after the earlier run's
+    train.run(compose_train(*common, "trainer.max_steps=1", "overwrite=true", base=FAST_MATH))
+    assert [r["round"] for r in _rows(run)] == [1]

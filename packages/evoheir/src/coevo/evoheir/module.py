@@ -171,7 +171,7 @@ class EvoHeir(RolloutModule):
         super().on_fit_start()
         logger = self.trainer.logger if self.trainer is not None else None
         self.run_dir = Path(logger.save_dir) if logger is not None else Path(self.trainer.default_root_dir)
-        if getattr(self, "_resumed_files", False) and dist.is_main():
+        if dist.is_main():  # fresh: an earlier run's rounds (overwrite=true) go; resumed: the checkpoint's stay
             self._rewrite_round_files()
         c = self.config
         loop = self.trainer.fit_loop.epoch_loop  # one step per round: the progress bar counts rounds
@@ -452,11 +452,12 @@ class EvoHeir(RolloutModule):
         if "meter" in state:
             self.meter.total = Counter(state["meter"]["total"])
             self.meter.baseline_total = state["meter"]["baseline_total"]
-        self._resumed_files = True
 
     def _rewrite_round_files(self) -> None:
-        """After a resume, ``rounds.jsonl`` and the archive file hold the checkpoint's rounds only
-        (a killed run may have written rounds past its last checkpoint; they are replayed)."""
+        """``rounds.jsonl`` and the archive file hold this run's rounds only: none for a fresh run (one
+        started with overwrite=true in an earlier run's folder does not append to its rounds), the
+        checkpoint's after a resume (a killed run may have written rounds past its last checkpoint; they
+        are replayed)."""
         with (self.run_dir / "rounds.jsonl").open("w") as handle:
             handle.writelines(json.dumps(row, default=float) + "\n" for row in self.rows)
         if self.config.archive.enabled:
