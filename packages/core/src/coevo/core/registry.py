@@ -179,7 +179,7 @@ PROVIDED_BY: dict[str, dict[str, str]] = {
         "rao": "coevo-rao",
     },
     "env": dict.fromkeys(
-        ("household", "alfworld", "search", "math", "longctx", "algebra", "craft", "maze"), "coevo-envs"
+        ("household", "alfworld", "search", "math", "longctx", "algebra", "craft", "maze", "textcraft_synth"), "coevo-envs"
     ),
     "callback": {"trust_calibration": "coevo-rsipo", "heircommit": "coevo-evoheir"},
 }
