@@ -45,6 +45,11 @@ SMALL = {
                            "algo.recursion.delegation.max_children=2", "algo.recursion.budget.max_depth=1",
                            "algo.recursion.budget.agent_steps=3", "algo.recursion.budget.max_nodes=3",
                            "trainer.max_steps=1"],
+    "rao_textcraft_synth_qwen3_4b": ["algo.tasks_per_step=1", "algo.group_size=2", "algo.report.num_tasks=0",
+                                     "algo.recursion.budget.max_depth=1", "algo.recursion.budget.agent_steps=3",
+                                     "algo.recursion.budget.max_nodes=3", "env.max_steps=3",
+                                     "agent.prompt.max_prompt_tokens=1024", "agent.sampling.max_new_tokens=16",
+                                     "trainer.max_steps=1"],
 }
 
 #: the shared data folder each preset reads (its suite test is skipped where it is absent)
