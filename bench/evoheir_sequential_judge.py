@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 import torch
-from evoheir_native_audit import ROOT, launch
+from evoheir_native_audit import ROOT, run_folders
 from omegaconf import OmegaConf
 
 from coevo.evoheir.audit import summarize_audit
@@ -126,12 +126,7 @@ def main() -> None:
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     start = time.perf_counter()
-    if args.read:
-        runs = [Path(p) for p in args.read]
-    else:
-        folder = ROOT / args.folder
-        folder.mkdir(parents=True, exist_ok=True)
-        runs = launch(args.seeds, args.rounds, args.confirm, args.audit_items, folder, args.overrides)
+    runs = run_folders(args)
     rows = [row for run in runs for row in proposals(run, args.delta, args.batch, args.futility)]
     if not rows:
         raise SystemExit("no audited round with a recorded confirmation sequence (confirm_diffs) in these runs")

@@ -93,7 +93,7 @@ def threshold(mode: str, t: int, m: int, sigma: float = 1.0, delta: float = 0.1,
         return sign_threshold(discordant, delta, t, m)
     if bound == "sequential":
         raise ValueError("the sequential bound has no bar fixed in advance: its judge plays batches until an e-process "
-                         "decides (coevo.evoheir.sequential.run_decision)")
+                         "decides (coevo.evoheir.sequential.judge_in_batches)")
     raise ValueError(f"commit bound: unknown '{bound}'; choose one of {list(BOUNDS)}")
 
 
