@@ -1,9 +1,8 @@
 """Control/replay split and the replay gain Δ_x, on hand-built groups."""
 
 import pytest
-import torch
 
-from coevo.rsipo.gain import batch_replay_gains, binomial_gain_variance, replay_gain, split_group
+from coevo.rsipo.gain import binomial_gain_variance, replay_gain, split_group
 
 
 def test_split_group_halves_and_bounds():
@@ -28,17 +27,3 @@ def test_variance_floor_applies_to_all_equal_halves():
     # all-success control and replay: σ² = 0 → the floor
     assert replay_gain([1, 1], [1, 1], variance_floor=0.01).variance == 0.01
     assert binomial_gain_variance(0.5, 2, 0.5, 2, floor=0.0) == pytest.approx(0.25)
-
-
-def test_batch_gains_on_a_constructed_batch():
-    # two tasks, G = 4, control = positions [0, 1], replay half re-played with the skill
-    outcomes = torch.tensor([[1.0, 0.0, 0.0, 0.0],  # task 0: p_c = 0.5
-                             [0.0, 0.0, 1.0, 1.0]])  # task 1: p_c = 0.0 (positions 2, 3 are H_r, unused)
-    replay = torch.tensor([[1.0, 1.0],  # task 0 with skill: p_r = 1.0 → Δ = +0.5
-                           [0.0, 1.0]])  # task 1 with skill: p_r = 0.5 → Δ = +0.5
-    gains, variances = batch_replay_gains(outcomes, replay, [0, 1], variance_floor=0.0)
-    assert gains.tolist() == [0.5, 0.5]
-    # task 0: 1·0/2 + 0.5·0.5/2 = 0.125; task 1: 0.5·0.5/2 + 0 = 0.125
-    assert variances.tolist() == pytest.approx([0.125, 0.125])
-    # the scalar form agrees
-    assert replay_gain([1, 0], [1, 1]).gain == gains[0].item()

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-
 
 def split_group(group_size: int, replay_fraction: float = 0.5) -> tuple[list[int], list[int]]:
     """Positions (within a group) of the control half and of the replay half.
@@ -58,17 +56,3 @@ def replay_gain(control_outcomes: list[float], replay_outcomes: list[float], var
     p_r = sum(replay_outcomes) / len(replay_outcomes)
     variance = binomial_gain_variance(p_r, len(replay_outcomes), p_c, len(control_outcomes), variance_floor)
     return ReplayGain(p_c, p_r, len(control_outcomes), len(replay_outcomes), p_r - p_c, variance)
-
-
-def batch_replay_gains(
-    outcomes: torch.Tensor,  # [B, G] student outcomes (0/1) of each task's group, no skill
-    replay_outcomes: torch.Tensor,  # [B, R] outcomes of the replayed half, with the skill
-    control: list[int],  # positions of H_c within the group (len C)
-    variance_floor: float = 0.0,
-) -> tuple[torch.Tensor, torch.Tensor]:  # Δ [B], σ² [B]
-    """Δ_x and σ_x² for every task of a batch (the tensor form of ``replay_gain``)."""
-    p_c = outcomes[:, control].float().mean(-1)  # [B]
-    p_r = replay_outcomes.float().mean(-1)  # [B]
-    n_c, n_r = len(control), replay_outcomes.shape[1]
-    variance = (p_r * (1 - p_r) / n_r + p_c * (1 - p_c) / n_c).clamp(min=variance_floor)  # [B]
-    return p_r - p_c, variance
