@@ -3,7 +3,13 @@
 import pytest
 import torch
 
-from coevo.core.data.length_grouped import LengthGroupedBatches, padding_share
+from coevo.core.data.length_grouped import LengthGroupedBatches
+
+
+def padding_share(batches: list[list[int]], lengths: list[int]) -> float:
+    """Share of padded positions when each batch is padded to its longest sequence."""
+    padded = sum(len(b) * max(lengths[i] for i in b) for b in batches)
+    return 1.0 - sum(lengths[i] for b in batches for i in b) / padded if padded else 0.0
 
 
 def _lengths(n=1000, seed=0):

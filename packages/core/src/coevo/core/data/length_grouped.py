@@ -41,9 +41,3 @@ class LengthGroupedBatches(torch.utils.data.Sampler[list[int]]):
             batches += [window[k : k + self.batch_size] for k in range(0, len(window), self.batch_size)]
         for k in torch.randperm(len(batches), generator=self.generator).tolist():
             yield batches[k]
-
-
-def padding_share(batches: list[list[int]], lengths: list[int]) -> float:
-    """Share of padded positions when each batch is padded to its longest sequence."""
-    padded = sum(len(b) * max(lengths[i] for i in b) for b in batches)
-    return 1.0 - sum(lengths[i] for b in batches for i in b) / padded if padded else 0.0
