@@ -148,11 +148,6 @@ class RecursiveEnv(ProceduralEnv):
     def steps_taken(self) -> int:
         return self._steps
 
-    @property
-    def task_of_episode(self) -> Task | None:
-        """The task this episode plays (a child plays a sub-task of its root's task)."""
-        return self._task
-
     def snapshot(self) -> Any:
         self._require_started()
         return (self._task, self._steps, self._done, self._won, self.max_steps, self._state())
