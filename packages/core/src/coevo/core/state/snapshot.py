@@ -39,9 +39,6 @@ class TrainingSnapshot:
     data_state: dict | None = None  # the data module's state_dict (its cursor)
     extra: dict = field(default_factory=dict)  # algorithm-specific state
 
-    def num_bytes(self) -> int:
-        return sum(t.numel() * t.element_size() for t in self.weights.values())
-
 
 def capture_rng() -> dict[str, Any]:
     state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
