@@ -61,6 +61,11 @@ from coevo.evoheir.threshold import (
 
 log = logging.getLogger(__name__)
 
+# The role part of derived_seed(run seed, decision, ROLE, batch...): the proposal plays ROLE and the
+# root ROLE + 1 (or ROLE too under common_seeds). Fixed values: renumbering one changes seeded runs.
+CONFIRMATION_ROLE = 0  # the paired comparison on the confirmation items
+AUDIT_ROLE = 2  # the audit's true gain on its own items
+
 
 @dataclass
 class HeirCommitConfig:
@@ -176,14 +181,14 @@ class ConfirmationJudge:
             result, test = self._sequential(module, root, tasks, t)
             tau, commit, details = math.nan, test.verdict == "commit", test.details()
         else:
-            new, old = self._paired_scores(module, root, tasks, c.samples, t, role=0)
+            new, old = self._paired_scores(module, root, tasks, c.samples, t, role=CONFIRMATION_ROLE)
             result = paired_gain(new, old)
             tau = commit_threshold(c.mode, c.bound, t, c.sigma, c.delta, new, old)
             commit, details = result.gain > tau, {}
         details |= {"new_success": result.new_success, "old_success": result.old_success, "paired_std": result.std,
                     "t": t, "m": result.m, "wins": result.wins, "losses": result.losses}
         if audit_tasks:
-            a_new, a_old = self._paired_scores(module, root, audit_tasks, c.audit_samples, t, role=2)
+            a_new, a_old = self._paired_scores(module, root, audit_tasks, c.audit_samples, t, role=AUDIT_ROLE)
             details["true_gain"] = paired_gain(a_new, a_old).gain
         self.audit.append({"decision": t, "gain": result.gain, "threshold": tau, "commit": commit,
                            "true_gain": details.get("true_gain"), "wins": result.wins, "losses": result.losses,
@@ -201,14 +206,15 @@ class ConfirmationJudge:
         test = SequentialTest(decision_delta(c.delta, t), c.max_items, c.futility)
         new, old = judge_in_batches(
             test, tasks, c.batch_items,
-            lambda batch, items: self._paired_scores(module, root, items, c.samples, t, role=0, batch=batch),
+            lambda batch, items: self._paired_scores(module, root, items, c.samples, t, role=CONFIRMATION_ROLE,
+                                                          batch=batch),
             dist.broadcast_object)
         return paired_gain(new, old), test
 
     def _paired_scores(self, module, root: TrainingSnapshot, tasks, samples: int, t: int, role: int,
                        batch: int | None = None):
         """Per-item success of the proposal and of the root on ``tasks``, seeded by the decision, the role
-        (confirmation 0, audit 2) and the sequential judge's batch."""
+        (``CONFIRMATION_ROLE``, ``AUDIT_ROLE``) and the sequential judge's batch."""
         batches = () if batch is None else (batch,)
         policy = getattr(module, "policy", module)
         seed = module.context.seed

@@ -72,6 +72,9 @@ from coevo.evoheir.hosts import HOSTS
 from coevo.evoheir.hosts.objective import episode_tokens
 from coevo.evoheir.math_env import MathEnv
 from coevo.evoheir.paired import (
+    AUDIT_STREAM,
+    CONFIRM_STREAM,
+    SCREEN_STREAM,
     derived_seed,
     evaluation_guard,
     load_weights,
@@ -285,11 +288,11 @@ class EvoHeir(RolloutModule):
         recipient), the recipient chosen on rank 0."""
         c, seed = self.config, self.context.seed
         items = self.ledger.draw("screening", c.screen.pool_size)
-        root_scores = self._play(root, items, c.screen.samples, derived_seed(seed, t, 1, 0), "screen")
+        root_scores = self._play(root, items, c.screen.samples, derived_seed(seed, t, SCREEN_STREAM, 0), "screen")
         screen = {"root": 0.0}
         for k, name in enumerate(self.candidates, start=1):
             scores = self._play(self.candidates[name]["weights"], items, c.screen.samples,
-                                derived_seed(seed, t, 1, 0 if c.commit.common_seeds else k), "screen")
+                                derived_seed(seed, t, SCREEN_STREAM, 0 if c.commit.common_seeds else k), "screen")
             screen[name] = paired_gain(scores, root_scores).gain
         best = max(screen, key=lambda n: (screen[n], n == "root"))  # ties go to the root
         return screen, dist.broadcast_object(best if screen[best] > 0 else "root")  # chosen once, on rank 0
@@ -334,9 +337,9 @@ class EvoHeir(RolloutModule):
 
             def play_pair(batch: int | None, batch_items) -> tuple[torch.Tensor, torch.Tensor]:
                 batches = () if batch is None else (batch,)
-                new = self._play(proposal, batch_items, cc.samples, derived_seed(seed, t, 2, 0, *batches), "confirm")
+                new = self._play(proposal, batch_items, cc.samples, derived_seed(seed, t, CONFIRM_STREAM, 0, *batches), "confirm")
                 old = self._play(root, batch_items, cc.samples,
-                                 derived_seed(seed, t, 2, int(not cc.common_seeds), *batches), "confirm")
+                                 derived_seed(seed, t, CONFIRM_STREAM, int(not cc.common_seeds), *batches), "confirm")
                 return new, old
 
             if cc.bound == "sequential":  # batches until an e-process decides; no bar fixed in advance (τ nan)
@@ -354,8 +357,8 @@ class EvoHeir(RolloutModule):
         true_gain = None
         if audit_items:
             a, items = c.audit_settings, audit_items
-            new = self._play(proposal, items, a.samples, derived_seed(seed, t, 3, 0), "audit")
-            old = self._play(root, items, a.samples, derived_seed(seed, t, 3, int(not c.commit.common_seeds)), "audit")
+            new = self._play(proposal, items, a.samples, derived_seed(seed, t, AUDIT_STREAM, 0), "audit")
+            old = self._play(root, items, a.samples, derived_seed(seed, t, AUDIT_STREAM, int(not c.commit.common_seeds)), "audit")
             true_gain = paired_gain(new, old).gain
         commit = dist.broadcast_object(commit)  # decided once, on rank 0
         load_weights(self.policy, proposal if commit else root)

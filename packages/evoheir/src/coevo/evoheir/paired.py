@@ -121,3 +121,13 @@ def derived_seed(*parts: int) -> int:
     for part in parts:
         value = (value * 1_000_003 + int(part) * 7_919 + 1) % (2**31 - 1)
     return value
+
+
+# The streams of derived_seed(run seed, round t, STREAM, side, ...) in one EVOHEIR round, and of
+# derived_seed(run seed, round, branch, step, STREAM) in an exploration step. Each names a stage so
+# no two stages share seeds; the values are fixed (renumbering one changes every seeded run's numbers).
+SCREEN_STREAM = 1  # step 2: root and candidates play the screening items
+CONFIRM_STREAM = 2  # step 4: HEIRCOMMIT's paired comparison on the confirmation items
+AUDIT_STREAM = 3  # the audit's true gain on its own items
+GRPO_EXPLORE_STREAM = 11  # a GRPO host's exploration groups (hosts/grpo_host.py)
+R_ZERO_EXPLORE_STREAM = 13  # R-Zero's scout proposals and solver groups (hosts/r_zero.py)

@@ -18,7 +18,7 @@ from coevo.core.agent.groups import play_groups
 from coevo.core.algos.advantages import turn_advantages
 from coevo.core.algos.grpo import turn_samples
 from coevo.evoheir.hosts.objective import episode_tokens, policy_gradient_step, winning_record
-from coevo.evoheir.paired import derived_seed
+from coevo.evoheir.paired import GRPO_EXPLORE_STREAM, derived_seed
 
 
 class GRPOHost:
@@ -33,7 +33,7 @@ class GRPOHost:
         g = m.config.group_size
         envs = m.envs(len(tasks) * g)
         m.engine.sync_weights(m.policy)  # the branch's current weights (sharded: into the rollout replica)
-        episodes = play_groups(m.agent, tasks, g, envs, derived_seed(m.context.seed, round_, branch, step, 11))
+        episodes = play_groups(m.agent, tasks, g, envs, derived_seed(m.context.seed, round_, branch, step, GRPO_EXPLORE_STREAM))
         advantages = turn_advantages(self.advantage_fn, episodes, scale_by_std=True)  # [E][turns]
         samples = turn_samples(episodes, advantages, "tokens")
         loss, train_tokens = policy_gradient_step(

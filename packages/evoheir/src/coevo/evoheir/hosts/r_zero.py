@@ -27,7 +27,7 @@ from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import SamplingSettings
 from coevo.evoheir.hosts.objective import episode_tokens, policy_gradient_step
 from coevo.evoheir.math_env import answers_match
-from coevo.evoheir.paired import derived_seed
+from coevo.evoheir.paired import R_ZERO_EXPLORE_STREAM, derived_seed
 from coevo.evoheir.proposed_env import proposed_envs
 from coevo.evoheir.records import Record
 from coevo.evoheir.scout import Proposal, parse_proposal, scout_prompt
@@ -75,7 +75,7 @@ class RZeroHost:
 
     def explore_step(self, optimizer, round_: int, branch: int, step: int) -> dict:
         m, s = self.module, self.module.config.scout
-        seed = derived_seed(m.context.seed, round_, branch, step, 13)
+        seed = derived_seed(m.context.seed, round_, branch, step, R_ZERO_EXPLORE_STREAM)
         kinds, prompts, generations, proposals, tokens = self._propose(seed)
         rejected = Counter(p.reason.split(":")[0] for p in proposals if p.problem is None)
         valid = [i for i, p in enumerate(proposals) if p.problem is not None]
