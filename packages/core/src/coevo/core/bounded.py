@@ -8,7 +8,7 @@ math-verify's own timeout uses — works only in the main thread; killing a proc
 everywhere.
 
 Why a persistent worker: starting Python and importing sympy costs seconds, a round trip over
-a pipe costs well under a millisecond (``bench/hostile_output.py`` measures it), and these
+a pipe costs well under a millisecond (``bench/robustness/hostile_output.py`` measures it), and these
 calls run per episode. Modules are imported in the worker once, before the first call's clock
 starts (``_START_TIMEOUT_S`` bounds that), so ``timeout_s`` bounds only the call itself.
 

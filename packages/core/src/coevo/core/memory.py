@@ -20,7 +20,7 @@ GPU it prints, for DDP (every rank holds everything) and for FSDP at the chosen 
   the logits in float32.
 
 The weight/gradient/optimizer rows are exact for what coevo allocates (checked against
-``bench/fsdp_scaling.py``'s measured per-rank bytes); the activation row is an estimate.
+``bench/scaling/fsdp_scaling.py``'s measured per-rank bytes); the activation row is an estimate.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ PyTorch's CPU kernels run on OpenMP (libgomp). By default an idle OpenMP thread 
 300,000 iterations before it sleeps, in every wait between two parallel regions. On an idle machine
 that saves a wake-up; on a machine where other jobs hold the cores, the spinning thread burns the
 time slice that the thread it waits for needs, and every parallel region waits for a descheduled
-straggler. Measured here (``bench/cpu_threads_under_load.py``, the tiny model, 2 cores): with 2
+straggler. Measured here (``bench/throughput/cpu_threads_under_load.py``, the tiny model, 2 cores): with 2
 threads, one busy background process slowed an evaluation several-fold while 1 thread did not.
 ``OMP_WAIT_POLICY=PASSIVE`` makes waiting threads sleep at once, which keeps two threads' idle speed
 and loses it far less on a busy machine.

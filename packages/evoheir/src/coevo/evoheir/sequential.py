@@ -24,7 +24,7 @@ max_λ E[log(1 + λd)] (``growth_rate``), so a decision takes about log(1/δ_t) 
 the information bound — plus the mixture's price (measured 1.0–1.25× the bound in
 ``tests/test_sequential.py``), instead of a fixed m sized for the hardest decision. A near-zero
 update gets no early commit, and without ``futility`` spends the budget: on EVOHEIR's own
-proposals (bench/evoheir_sequential_judge.py) futility = 0.3 halves the plays and keeps the same
+proposals (bench/methods/evoheir/evoheir_sequential_judge.py) futility = 0.3 halves the plays and keeps the same
 commits. The mixture is preferred to an
 adaptive bet (online Newton step, 1.35–1.5× the bound on the same cases): with few discordant
 items an adaptive bet spends them learning.

@@ -16,7 +16,7 @@ How the certified bar is computed (``bound``):
   ≤ δ_t whatever n turns out to be. As a bar on v = (2W - n)/m it is τ_t = (2k* - n - 1)/m, k* the
   smallest count whose tail is ≤ δ_t. It adapts to how often the policies disagree: with 10% of
   items discordant it needs about a tenth of the items the sub-Gaussian bar needs
-  (bench/results/README.md).
+  (bench/notebook.md).
 - ``sequential``: no bar fixed in advance: the judge plays batches of fresh items until an
   e-process crosses 1/δ_t (``coevo.evoheir.sequential``), with the same guarantee under optional
   stopping; ``max_items`` bounds its plays.

@@ -11,7 +11,7 @@ corpus, and SFT teaches the ``<skill>…</skill>`` format beside acting.
 
 A policy that only ever acted without a skill does not know what to do with one: the replay and
 the teacher put a skill before the first message, a context the warm start never showed, and the
-replay gains came out negative (bench/results/README.md). With ``in_context_share`` > 0, that
+replay gains came out negative (bench/notebook.md). With ``in_context_share`` > 0, that
 share of the expert episodes also gives its acting steps a second time with the library skill of
 the task's type before the first message (:func:`with_skill`), so SFT teaches acting with a skill
 in the context too. With ``skill_kind=hindsight`` both kinds of example carry the expert attempt's

@@ -25,7 +25,7 @@ class SFTSettings:
     # instead of 30 s here, but the household warm start fell from 33.8% to 7.9% held-out success
     group_by_length: bool = False
     # true: torch.compile the model for the SFT (inductor, dynamic shapes; needs a C++ compiler on CPU).
-    # 11-25 s of compiling, then 1.23x faster steps on the RAO longctx warm start (bench/sft_compile.py);
+    # 11-25 s of compiling, then 1.23x faster steps on the RAO longctx warm start (bench/throughput/sft_compile.py);
     # the result differs from eager only by float rounding, which can still change what a seed learns
     compile: bool = False
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-3, warmup_steps=20, decay_steps=0))

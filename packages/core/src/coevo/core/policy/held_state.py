@@ -3,7 +3,7 @@
 Under FSDP (``use_orig_params``) a parameter outside a forward is a view of this rank's shard, so
 the sums below are what the rank holds, and about 1/N of the whole model over N ranks; in one
 process, or under DDP, they are the whole model. Logged every step under FSDP (the largest over
-the ranks) as ``train/held_*_bytes`` and measured by ``bench/fsdp_scaling.py``.
+the ranks) as ``train/held_*_bytes`` and measured by ``bench/scaling/fsdp_scaling.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile model output for the fuzz tests and ``bench/hostile_output.py``: texts built to make a
+"""Hostile model output for the fuzz tests and ``bench/robustness/hostile_output.py``: texts built to make a
 parser or checker slow (backtracking, deep recursion, huge numbers) or crash.
 
 ``hostile_texts(size)`` returns ``(name, text)`` pairs of about ``size`` characters each:
@@ -74,7 +74,7 @@ def hostile_texts(size: int = 1_000_000, seed: int = 0) -> list[tuple[str, str]]
 
 
 #: what one parse or check of model text may take in the fuzz tests (seconds; measured: < 0.15 s
-#: for 1 MB on the 2-core CI machine, bench/results/hostile_output.json), on an idle machine
+#: for 1 MB on the 2-core CI machine, bench/robustness/hostile_output.json), on an idle machine
 CALL_LIMIT_S = 1.0
 
 

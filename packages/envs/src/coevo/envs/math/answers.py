@@ -9,7 +9,7 @@ process: texts longer than ``MAX_ANSWER_CHARS`` or that could build a huge value
 (``coevo.envs.math.cost``: ``9^{9^{9}}``, ``5000!``) do not match at once, and the symbolic work
 runs in ``coevo.core.bounded``'s worker process, killed after ``VERIFY_TIMEOUT_S`` seconds (a
 comparison that runs out of time does not match). The bound costs a pipe round trip per call
-(~20 µs, ``bench/hostile_output.py``).
+(~20 µs, ``bench/robustness/hostile_output.py``).
 """
 
 from __future__ import annotations
