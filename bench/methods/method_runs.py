@@ -21,13 +21,13 @@ from coevo.core.cli.config_sources import compose_config
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.config import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def start_record(script: str, **lists) -> dict:
-    """A results record: the exact command, the machine (one torch thread: set here), empty lists."""
+def start_record(module: str, **lists) -> dict:
+    """A results record: the exact command (``module``: the script as ``python -m`` runs it), the machine (one torch thread: set here), empty lists."""
     torch.set_num_threads(1)
-    return {"command": " ".join([".venv/bin/python", script, *sys.argv[1:]]),
+    return {"command": " ".join([".venv/bin/python -m", module, *sys.argv[1:]]),
             "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s)",
             **{name: list(value) for name, value in lists.items()}}
 

@@ -1,4 +1,4 @@
-"""Pieces of ``bench/peer_trl.py``: one GRPO workload run by coevo and by TRL's GRPOTrainer.
+"""Pieces of ``bench/peer/peer_trl.py``: one GRPO workload run by coevo and by TRL's GRPOTrainer.
 
 ``workload`` defines what both sides do (model folder, prompts, reward, hyper-parameters),
 ``coevo_side`` and ``trl_side`` run it and time every optimizer step, ``flops`` turns token

@@ -11,7 +11,7 @@ FLOPs of the training forward+backward / time / this run's measured matmul peak)
 first and second half of each run, parameters changed; and the coevo/TRL ratios.
 
     make bench-peer                       # .venvs/bench with CPU torch, coevo, TRL; then this script
-    python bench/peer_trl.py [--steps 10] [--repeats 3] [--model tiny|smollm2|DIR] [--threads 1]
+    python -m bench.peer.peer_trl [--steps 10] [--repeats 3] [--model tiny|smollm2|DIR] [--threads 1]
 """
 
 from __future__ import annotations
@@ -27,24 +27,25 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.records import save_entry
 
+ROOT = Path(__file__).resolve().parents[2]
 SIDES = ("coevo", "trl")
 
 
 def worker(side: str, workload_path: str, result_path: str) -> None:
-    from peer.workload import Workload
+    from bench.peer.workload import Workload
 
     w = Workload.load(Path(workload_path))
     if side == "coevo":
-        from peer import coevo_side as module
+        from bench.peer import coevo_side as module
     else:
-        from peer import trl_side as module
+        from bench.peer import trl_side as module
     Path(result_path).write_text(json.dumps(module.run(w)))
 
 
 def model_folder(name: str, cfg) -> str:
-    from peer.model_folder import smollm2_folder, warm_start_folder
+    from bench.peer.model_folder import smollm2_folder, warm_start_folder
 
     if name == "tiny":
         return str(warm_start_folder(cfg))
@@ -91,7 +92,8 @@ def main() -> int:
                         help="coevo plays on one Ray worker beside training with max_staleness S (coevo-core[async])")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="extra config override for both sides, e.g. --set env.problem_types=[word_problem]")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "peer_trl.json"))
+    parser.add_argument("--entry", default="tiny",
+                        help="the entry of bench/peer/peer_trl.json to write (replaced; the others are kept)")
     parser.add_argument("--worker", choices=SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--workload", help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
@@ -100,10 +102,11 @@ def main() -> int:
         worker(args.worker, args.workload, args.result)
         return 0
 
-    from peer.flops import matmul_peak
-    from peer.report import summarize, table
-    from peer.workload import Workload, train_config
     from transformers import AutoConfig
+
+    from bench.peer.flops import matmul_peak
+    from bench.peer.report import summarize, table
+    from bench.peer.workload import Workload, train_config
 
     base = Workload(model_dir="", steps=args.steps, tasks_per_step=args.tasks_per_step, group_size=args.group_size,
                     max_new_tokens=args.max_new_tokens, lr=args.lr, kl_coef=args.kl, threads=args.threads,
@@ -122,9 +125,9 @@ def main() -> int:
             result = tmp / f"{side}-{repeat}.json"
             log = tmp / f"{side}-{repeat}.log"
             with open(log, "w") as handle:  # the workers' own output (TRL logs every step) goes to a file
-                done = subprocess.run([sys.executable, __file__, "--worker", side, "--workload",
+                done = subprocess.run([sys.executable, "-m", "bench.peer.peer_trl", "--worker", side, "--workload",
                                        str(tmp / "workload.json"), "--result", str(result)],
-                                      env=env, stdout=handle, stderr=subprocess.STDOUT)
+                                      cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
             if done.returncode != 0:
                 print(log.read_text()[-4000:])
                 raise SystemExit(f"{side} run {repeat} failed (log: {log})")
@@ -145,7 +148,7 @@ def main() -> int:
     print(f"matmul peak {peak / 1e9:.1f} GFLOP/s ({args.threads} thread(s)); load average "
           f"{min(loads):.1f}-{max(loads):.1f}")
     result = {
-        "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+        "command": " ".join(["python -m bench.peer.peer_trl", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)),
         "machine": machine(), "load_average": loads, "versions": versions(),
         "workload": {**base.__dict__, "env_overrides": list(base.env_overrides)},
@@ -154,8 +157,7 @@ def main() -> int:
         "paired_ratio_median": statistics.median(paired), "runs": runs,
         "seconds": time.time() - started,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    save_entry(Path(__file__).with_suffix(".json"), args.entry, result, sys.argv[1:])
     return 0
 
 

@@ -12,8 +12,8 @@ outcome is one of:
 
 It also checks that a refused run left its run folder untouched (``touched``: it exists after).
 
-    .venv/bin/python bench/bad_inputs.py            # all cases, 2 workers; writes bench/results/bad_inputs.json
-    .venv/bin/python bench/bad_inputs.py -k model   # only cases whose command line contains "model"
+    .venv/bin/python -m bench.robustness.bad_inputs            # all cases, 2 workers; writes bench/robustness/bad_inputs.json
+    .venv/bin/python -m bench.robustness.bad_inputs -k model   # only cases whose command line contains "model"
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results" / "bad_inputs.json"
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).with_name("bad_inputs.json")
 TINY = ["model.hidden_size=32", "model.num_layers=2", "model.num_heads=2", "model.num_kv_heads=1",
         "model.intermediate_size=64", "model.vocab_size=300"]
 FAST_TRAIN = ["env=boxes", *TINY, "warmstart.enabled=false", "agent.choice_score=mean", "trainer.max_steps=1",
@@ -311,7 +311,7 @@ def main() -> None:
           f"| {touched} |")
     print(f"({time.perf_counter() - start:.0f} s)")
     if args.out and not args.k:
-        summary = {"command": "make install && .venv/bin/python bench/bad_inputs.py", "tried": len(rows), **counts,
+        summary = {"command": "make install && .venv/bin/python -m bench.robustness.bad_inputs", "tried": len(rows), **counts,
                    "touched_run_dir": touched, "seconds": round(time.perf_counter() - start), "cases": rows}
         Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
 

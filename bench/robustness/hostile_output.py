@@ -11,8 +11,8 @@ or raises anything but ``ForkError`` where a fork is refused.
 It also measures the per-call overhead of the hard time bound (``coevo.core.bounded``): the mean
 round trip of a trivial call through the worker process.
 
-    python bench/hostile_output.py                       # 1 MB texts, limit 1 s
-    python bench/hostile_output.py --size 100000 --out bench/results/hostile_output.json
+    python -m bench.robustness.hostile_output                       # 1 MB texts, limit 1 s
+    python -m bench.robustness.hostile_output --size 100000 --out bench/robustness/hostile_output.json
 """
 
 from __future__ import annotations

@@ -30,9 +30,9 @@ It also tries Lightning's ``ModelParallelStrategy`` with ``accelerator="cpu"`` a
 ``Trainer.fit`` of 2 manual-optimisation steps with 2 ``manual_backward`` each over 2 processes
 (as our algorithms step), the model sharded with ``fully_shard`` in ``configure_model``.
 
-    python bench/fsdp_engines.py [--repeats 10] [--hidden 256] [--layers 4] [--batch 8] [--tokens 128]
+    python -m bench.scaling.fsdp_engines [--repeats 10] [--hidden 256] [--layers 4] [--batch 8] [--tokens 128]
 
-Writes ``bench/results/fsdp_engines.json`` (``engines.fsdp1`` / ``engines.fsdp2``: ``per_rank_bytes``,
+Writes ``bench/scaling/fsdp_engines.json`` (``engines.fsdp1`` / ``engines.fsdp2``: ``per_rank_bytes``,
 ``step_seconds``, ``gather_seconds`` (min, median, all), ``checks``; ``lightning_model_parallel_cpu``;
 ``command``, ``date``, ``machine``).
 """
@@ -56,7 +56,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORLD = 2
 HANG_TIMEOUT_S = 10  # the gloo timeout of the unequal-forwards check
 
@@ -404,7 +404,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--tokens", type=int, default=128)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "fsdp_engines.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("fsdp_engines.json")))
     args = parser.parse_args()
     tokenizer = _tokenizer()
     manager = mp.Manager()
@@ -467,7 +467,7 @@ def main() -> None:
             for r in range(WORLD))
         engines[name]["unequal_forwards_after_unshard"] = after
     result = {
-        "command": "python bench/fsdp_engines.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.scaling.fsdp_engines " + " ".join(sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d"),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__,
                     "loadavg_at_end": os.getloadavg(),

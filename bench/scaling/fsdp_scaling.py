@@ -8,9 +8,9 @@ model's are its parameter count x (4 + 4 + 8) bytes in float32. The goal: per-ra
 <= 1.1 x full / N. The step time is the median over the steps after the first of the logged
 rollout + update seconds (on 2 cores, 4 processes share them: sharding saves memory here, not time).
 
-    python bench/fsdp_scaling.py [--worlds 1 2 4] [--steps 4] [--hidden 128] [--layers 4]
+    python -m bench.scaling.fsdp_scaling [--worlds 1 2 4] [--steps 4] [--hidden 128] [--layers 4]
 
-Writes ``bench/results/fsdp_scaling.json`` (keys ``world_size``, ``per_rank_bytes``, ``full_bytes``,
+Writes ``bench/scaling/fsdp_scaling.json`` (keys ``world_size``, ``per_rank_bytes``, ``full_bytes``,
 ``step_seconds``, ``command`` per row).
 """
 
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BYTES_PER_PARAMETER = 4 + 4 + 8  # float32 weight, gradient, AdamW's two moments
 
 
@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "fsdp_scaling.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("fsdp_scaling.json")))
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="coevo-fsdp-scaling-") as tmp:
@@ -89,7 +89,7 @@ def main() -> None:
             print(f"world {world}: {row['per_rank_bytes']:,} bytes per rank (full {row['full_bytes']:,}, "
                   f"x{row['ratio_to_full_over_n']} of full/N), step {row['step_seconds']} s", flush=True)
     result = {
-        "command": "python bench/fsdp_scaling.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.scaling.fsdp_scaling " + " ".join(sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d"),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_at_end": os.getloadavg()},
         "goal": "per_rank_bytes <= 1.1 x full_bytes / world_size",

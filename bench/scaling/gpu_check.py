@@ -10,7 +10,7 @@ The run goes through the real CLI path (``coevo.core.cli.train.run``): ``trainer
 GPU (bf16 mixed precision, decoder-layer wrap, optional activation checkpointing), ``rollout=hf``
 or, with ``--vllm``, ``rollout=vllm`` (weights pushed after every step, log-prob self-check).
 
-Prints and writes (``--out``, default ``bench/results/gpu_check.json``): rollout tokens/s (generated
+Prints and writes (``--out``, default ``bench/scaling/gpu_check.json``): rollout tokens/s (generated
 agent tokens / rollout seconds), training tokens/s (prompt + response tokens of the trained
 sequences / update seconds), peak GPU memory (torch's allocator and the whole device), and MFU =
 achieved FLOP/s / ``--peak-tflops`` (989 = H200 bf16 dense) with 6·N FLOPs per trained token and
@@ -18,10 +18,10 @@ achieved FLOP/s / ``--peak-tflops`` (989 = H200 bf16 dense) with 6·N FLOPs per 
 warm-up) is left out of the averages when there are more steps.
 
 Launch (≤ 8 minutes on one H200, no network):
-    bash bench/gpu_check.sh                    # rollout=hf
-    bash bench/gpu_check.sh --vllm             # rollout=vllm (needs the vllm package)
-    python bench/gpu_check.py --dry-run        # any machine: compose + validate the config, count parameters
-    python bench/gpu_check.py --cpu --hidden 64 --layers 2 --heads 2 --kv-heads 1 --intermediate 128 \
+    bash bench/scaling/gpu_check.sh                    # rollout=hf
+    bash bench/scaling/gpu_check.sh --vllm             # rollout=vllm (needs the vllm package)
+    python -m bench.scaling.gpu_check --dry-run        # any machine: compose + validate the config, count parameters
+    python -m bench.scaling.gpu_check --cpu --hidden 64 --layers 2 --heads 2 --kv-heads 1 --intermediate 128 \
         --vocab 300 --steps 2 --tasks 2 --group 2 --max-new-tokens 8    # the same path on the CPU, in seconds
 """
 
@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 H200_BF16_TFLOPS = 989.0  # dense bf16 peak of an H200 SXM (spec sheet)
 
 
@@ -59,7 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--vllm-memory", type=float, default=0.3, help="vLLM's share of GPU memory (default 0.3)")
     p.add_argument("--peak-tflops", type=float, default=H200_BF16_TFLOPS, help="the GPU's dense bf16 peak")
     p.add_argument("--run-dir", default=None, help="run folder (default: a temporary folder)")
-    p.add_argument("--out", default=str(ROOT / "bench" / "results" / "gpu_check.json"))
+    p.add_argument("--out", default=str(Path(__file__).with_name("gpu_check.json")))
     p.add_argument("--dry-run", action="store_true", help="compose and validate the config, count parameters, stop")
     p.add_argument("--cpu", action="store_true", help="smoke test on the CPU (one process, fp32; MFU meaningless)")
     args = p.parse_args(argv)
@@ -69,12 +69,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def ensure_coevo() -> None:
-    """Import coevo from this checkout when it is not installed (a bare GPU machine), and register
-    core's components when no ``coevo.plugins`` entry point announced them."""
-    try:
-        import coevo.core  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, str(ROOT / "packages" / "core" / "src"))
+    """Register core's components when no ``coevo.plugins`` entry point announced them (coevo-core
+    imported without its distribution's metadata, e.g. ``PYTHONPATH=packages/core/src`` on a bare GPU
+    machine: ``bench/scaling/gpu_check.sh`` sets that where coevo is not installed)."""
     from coevo.core import registry
 
     if "coevo-core" not in registry.discover():

@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
 # GPU check over every visible GPU, in one command (≤ 8 minutes on one H200; no network):
-#   bash bench/gpu_check.sh            # stages: hf, then vllm when `import vllm` works
-#   bash bench/gpu_check.sh --dry-run  # any machine: the stages' configs composed and validated
-#   bash bench/gpu_check.sh --single   # the older one-process check (bench/gpu_check.py, its own flags)
+#   bash bench/scaling/gpu_check.sh            # stages: hf, then vllm when `import vllm` works
+#   bash bench/scaling/gpu_check.sh --dry-run  # any machine: the stages' configs composed and validated
+#   bash bench/scaling/gpu_check.sh --single   # the older one-process check (bench/scaling/gpu_check.py, its own flags)
 #
 # A ~0.47B Qwen2 built from a config (24 layers, hidden 1024, 16/2 heads, MLP 5504; random weights,
-# no download: bench/gpu_check.py's shape) trains 3 GRPO steps through the real CLI with
+# no download: bench/scaling/gpu_check.py's shape) trains 3 GRPO steps through the real CLI with
 # `trainer=fsdp trainer.devices=<GPU count>` (the policy sharded over all visible GPUs, bf16 mixed
 # precision), first with `rollout=hf`, then with `rollout=vllm` (one in-process engine per rank,
 # weights streamed unit by unit after every step, log-prob self-check on). After *each* stage it
 # prints rollout and training tokens/s (all GPUs together), peak GPU memory (torch's allocator, and
 # the device's use at the end, vLLM's pool included; the largest of the ranks) and MFU (per GPU, 6·N FLOPs per trained token, 2·N per generated token, against
 # GPU_CHECK_PEAK_TFLOPS, default 989 = H200 bf16 dense) and appends one JSON line to
-# bench/results/gpu_check_runs.jsonl, so a run cut off by a time limit still leaves the finished
+# bench/scaling/gpu_check_runs.jsonl, so a run cut off by a time limit still leaves the finished
 # stages' numbers. Each stage has its own limit (GPU_CHECK_STAGE_SECONDS, default 210).
 # Without a GPU it stops at once with one line saying so (exit 2).
 set -uo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 py="${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3)}"
-if [ "${1:-}" = "--single" ]; then shift; exec "$py" bench/gpu_check.py "$@"; fi
+# the stages import bench.scaling.gpu_check (the repository root on the path, as `python -m` from it would), and
+# coevo from this checkout where it is not installed (a bare GPU machine)
+export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+"$py" -c "import coevo.core" >/dev/null 2>&1 || export PYTHONPATH="$PYTHONPATH:$root/packages/core/src"
+if [ "${1:-}" = "--single" ]; then shift; exec "$py" -m bench.scaling.gpu_check "$@"; fi
 dry=false; [ "${1:-}" = "--dry-run" ] && dry=true
-results="$root/bench/results/gpu_check_runs.jsonl"
+results="$root/bench/scaling/gpu_check_runs.jsonl"
 stage_limit="${GPU_CHECK_STAGE_SECONDS:-210}"
 
 count=0
 if ! $dry; then
   if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "gpu check: no NVIDIA GPU visible (nvidia-smi -L failed); run it on a GPU machine, or 'bash bench/gpu_check.sh --dry-run' here" >&2
+    echo "gpu check: no NVIDIA GPU visible (nvidia-smi -L failed); run it on a GPU machine, or 'bash bench/scaling/gpu_check.sh --dry-run' here" >&2
     exit 2
   fi
   count="$("$py" -c 'import torch; print(torch.cuda.device_count() if torch.cuda.is_available() else 0)' 2>/dev/null || echo 0)"
@@ -42,14 +46,13 @@ runner="$(mktemp -d)/gpu_check_stage.py"
 trap 'rm -rf "$(dirname "$runner")"' EXIT
 # one stage as its own script: Lightning's launcher re-runs this command line for ranks 1..N-1
 cat > "$runner" <<'PY'
-"""One stage of bench/gpu_check.sh: GRPO through the real CLI with FSDP over --devices GPUs."""
+"""One stage of bench/scaling/gpu_check.sh: GRPO through the real CLI with FSDP over --devices GPUs."""
 import json, os, sys, time
 from pathlib import Path
 
 root, stage, devices, run_dir, results = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 dry = sys.argv[6] == "1"
-sys.path.insert(0, str(Path(root) / "bench"))
-import gpu_check as g  # noqa: E402  (bench/gpu_check.py: the model shape, the overrides, the summary)
+from bench.scaling import gpu_check as g  # bench/scaling/gpu_check.py: the model shape, the overrides, the summary
 
 args = g.parse_args(["--steps", "3", "--tasks", str(4 * devices), "--group", "4", "--max-new-tokens", "64",
                      "--run-dir", run_dir] + (["--vllm"] if stage == "vllm" else []))

@@ -14,7 +14,7 @@ an engine call, as they do in training). Three ways, each timed ``--repeats`` ti
 Tokens/s counts generated tokens; the ratio is direct tokens/s over endpoint tokens/s (time through
 the endpoint per token, relative to the engine: the issue's goal is <= 1.15 at 16 clients).
 
-    .venv/bin/python bench/endpoint_overhead.py            # writes bench/results/endpoint_overhead.json
+    .venv/bin/python -m bench.serving.endpoint_overhead            # writes bench/serving/endpoint_overhead.json
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def build(hidden: int, layers: int):
@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--batch-wait-ms", type=float, default=10.0)  # server.batch_wait_ms
-    parser.add_argument("--out", default=str(ROOT / "bench/results/endpoint_overhead.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("endpoint_overhead.json")))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -128,7 +128,7 @@ def main() -> None:
              for c in (1, args.clients)}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     record = {
-        "command": "python bench/endpoint_overhead.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.serving.endpoint_overhead " + " ".join(sys.argv[1:]),
         "commit": commit, "date": date.today().isoformat(), "seeds": {"model": 0, "sampling": 1, "server": 1},
         "threads": args.threads, "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "torch": torch.__version__,

@@ -8,9 +8,9 @@ staleness of every step's batch (histogram), the share of samples dropped as too
 success after training (``eval.*`` defaults: sampled and greedy). ``speedup`` = async steps/s over
 sync steps/s, per seed. Launch (from the repository root, with ``coevo-core[async]``):
 
-    .venv/bin/python bench/async_rollouts.py eval.num_tasks=30 --steps 8 --seeds 0 1 2   # key=value overrides first
+    .venv/bin/python -m bench.throughput.async_rollouts eval.num_tasks=30 --steps 8 --seeds 0 1 2   # key=value overrides first
 
-Results: ``bench/results/async_rollouts.json`` (command, commit, date, machine, threads, seeds).
+Results: ``bench/throughput/async_rollouts.json`` (command, commit, date, machine, threads, seeds).
 On 2 cores the worker and the trainer share the machine: the overlap can only hide the part of a
 step where one side leaves a core idle.
 """
@@ -29,7 +29,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.records import save_entry
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
@@ -82,7 +84,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--staleness", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--sync-threads", type=int, default=2, help="torch threads of the synchronous run")
     parser.add_argument("--async-threads", type=int, default=1, help="torch threads of the trainer and of the worker")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "async_rollouts.json")
+    parser.add_argument("--entry", default="household", help="the entry of bench/throughput/async_rollouts.json to write (replaced; the others are kept)")
     parser.add_argument("overrides", nargs="*", help="extra key=value overrides for every run")
     args = parser.parse_args(argv)
     os.chdir(ROOT)  # the default warm-start cache
@@ -96,12 +98,12 @@ def main(argv=None) -> dict:
             for mode, staleness in [("sync", 0), *(("async", s) for s in args.staleness)]:
                 runs.append(run(mode, staleness, seed, args, Path(work)))
                 print(json.dumps(runs[-1]), flush=True)
-    record = {"command": " ".join([".venv/bin/python", "bench/async_rollouts.py", *(argv or sys.argv[1:])]),
+    record = {"command": " ".join([".venv/bin/python -m bench.throughput.async_rollouts", *(argv or sys.argv[1:])]),
               "commit": commit.stdout.strip() + (" (with uncommitted changes)" if dirty else ""), "date": datetime.date.today().isoformat(),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "seeds": args.seeds, "steps": args.steps,
               "sync_threads": args.sync_threads, "async_threads": args.async_threads, "workers": 1,
               "summary": summarise(runs), "runs": runs}
-    args.out.write_text(json.dumps(record, indent=2) + "\n")
+    save_entry(Path(__file__).with_suffix(".json"), args.entry, record, argv or sys.argv[1:])
     print(json.dumps(record["summary"], indent=2))
     return record
 

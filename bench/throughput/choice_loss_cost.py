@@ -6,7 +6,7 @@ then trained (forward + backward, one micro-batch budget) as ``choice_loss=token
 packed), alternating A/B over several repetitions. Printed: seconds per update of each and the
 ratio softmax / tokens.
 
-    python bench/choice_loss_cost.py [--episodes 16] [--repeats 3]
+    python -m bench.throughput.choice_loss_cost [--episodes 16] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "choice_loss_cost.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("choice_loss_cost.json")))
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)

@@ -11,7 +11,7 @@ alternate, ``--repeats`` times, so they see the same machine; the table gives th
 - ``passive, 2 threads``: coevo's default now (``OMP_WAIT_POLICY=PASSIVE``, set by ``coevo.core``);
 - ``passive, 1 thread``.
 
-    python bench/cpu_threads_under_load.py [--tasks 10] [--samples 4] [--repeats 2] [--loads 0 1 2]
+    python -m bench.throughput.cpu_threads_under_load [--tasks 10] [--samples 4] [--repeats 2] [--loads 0 1 2]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = {
     "spin, 2 threads": {"GOMP_SPINCOUNT": "300000"},
     "spin, 1 thread": {"GOMP_SPINCOUNT": "300000", "OMP_NUM_THREADS": "1"},
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--loads", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--out", default=str(ROOT / "bench/results/cpu_threads_under_load.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("cpu_threads_under_load.json")))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "policy"
@@ -102,7 +102,7 @@ def main() -> None:
     for load, row in table.items():
         print(f"| {load} | " + " | ".join(f"{row[name]:.1f} s" for name in SETTINGS) + " |")
     record = {
-        "command": "python bench/cpu_threads_under_load.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.throughput.cpu_threads_under_load " + " ".join(sys.argv[1:]),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "loadavg_at_end": os.getloadavg()},
         "workload": f"coevo-eval, tiny household policy, {args.tasks} tasks x {args.samples} sampled",

@@ -9,7 +9,7 @@ process; before/after alternate (ABBA...) over ``--repeats``. Printed per comman
 time (each run's first step excluded), the whole process's wall time (the least disturbed run: the
 first run of a fresh checkout also builds the warm start), and after/before.
 
-    python bench/hot_path_ab.py --before <git rev> [--after HEAD] [--repeats 2] [--only grpo,rsipo]
+    python -m bench.throughput.hot_path_ab --before <git rev> [--after HEAD] [--repeats 2] [--only grpo,rsipo]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {  # name: (make train equivalent, hydra overrides, steps)
     "grpo": ("make train ALGO=grpo", ["algo=grpo"], 3),
     "grpo-math": ('make train ALGO=grpo ARGS="env=math"', ["algo=grpo", "env=math"], 8),
@@ -43,7 +43,7 @@ def worktree(rev: str) -> Path:
 def run_once(tree: Path, overrides: list[str], steps: int, tmp: Path, tag: str) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in sorted(tree.glob("packages/*/src")))}
     out = tmp / f"{tag}.json"
-    args = [sys.executable, str(ROOT / "bench" / "hot_path" / "timed_cli.py"), str(out), *overrides,
+    args = [sys.executable, str(Path(__file__).with_name("hot_path") / "timed_cli.py"), str(out), *overrides,
             f"trainer.max_steps={steps}", "eval.before=false", "eval.after=false", "trainer.progress_bar=false",
             f"run_dir={tmp / tag}", "overwrite=true", f"warmstart.cache_dir={ROOT / '.cache' / 'coevo' / 'warmstart'}"]
     start = time.perf_counter()
@@ -61,7 +61,7 @@ def main() -> int:
     parser.add_argument("--after", default="HEAD", help="git revision of the 'after' code")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--only", default=",".join(COMMANDS), help="comma-separated: " + ",".join(COMMANDS))
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "hot_path_ab.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("hot_path_ab.json")))
     args = parser.parse_args()
     revs = {side: subprocess.run(["git", "-C", str(ROOT), "rev-parse", getattr(args, side)], check=True,
                                  capture_output=True, text=True).stdout.strip() for side in ("before", "after")}

@@ -7,7 +7,7 @@ forward + backward over the math samples and over the household samples, and the
 candidate scoring of the household turns. Far less noisy than whole training commands on a
 shared machine, since both versions see exactly the same tensors.
 
-    python bench/hot_path_kernels.py --before <git rev> [--repeats 3]
+    python -m bench.throughput.hot_path_kernels --before <git rev> [--repeats 3]
 """
 
 from __future__ import annotations
@@ -25,16 +25,14 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+from bench.throughput.hot_path_ab import worktree
 
-from hot_path_ab import worktree  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def record(tmp: Path) -> dict:
     """Samples of one math step and one household step (default configs), and their model folders."""
-    from peer.model_folder import warm_start_folder
-
+    from bench.peer.model_folder import warm_start_folder
     from coevo.core.agent.loop import AgentLoop
     from coevo.core.algos.grpo import episode_samples
     from coevo.core.cli.components import env_factory
@@ -71,7 +69,7 @@ def main() -> int:
     parser.add_argument("--before", required=True)
     parser.add_argument("--repeats", type=int, default=3, help="alternating process pairs per kernel")
     parser.add_argument("--inner", type=int, default=3, help="timed repetitions inside each process")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "hot_path_kernels.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("hot_path_kernels.json")))
     args = parser.parse_args()
     rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", args.before], check=True, capture_output=True,
                          text=True).stdout.strip()
@@ -89,7 +87,7 @@ def main() -> int:
             for side in (("before", "after") if repeat % 2 == 0 else ("after", "before")):
                 out = tmp / f"{kind}-{side}-{repeat}.json"
                 pythonpath = os.pathsep.join(str(p) for p in sorted(trees[side].glob("packages/*/src")))
-                subprocess.run([sys.executable, str(ROOT / "bench" / "hot_path" / "kernel_timing.py"), data[env]["model"],
+                subprocess.run([sys.executable, str(Path(__file__).with_name("hot_path") / "kernel_timing.py"), data[env]["model"],
                                 data[env]["samples"], kind, str(args.inner), str(out)], check=True,
                                env={**os.environ, "PYTHONPATH": pythonpath, "OMP_NUM_THREADS": "1"},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -7,12 +7,12 @@ preset runs in its own process, as ``coevo-train`` would, with its small CPU siz
 (``tests/presets/small_runs.py``) and the held-out evaluations off (they are work the run uses,
 timed elsewhere); the process stops when the first training batch starts.
 
-    .venv/bin/python bench/preset_startup.py                      # every preset
-    .venv/bin/python bench/preset_startup.py --preset rsipo_alfworld_qwen2.5_3b --label before
+    .venv/bin/python -m bench.throughput.preset_startup                      # every preset
+    .venv/bin/python -m bench.throughput.preset_startup --preset rsipo_alfworld_qwen2.5_3b --label before
 
 Needs ``coevo-core[smollm2]`` (the model), ``coevo-envs[alfworld]`` and the shared data folders.
 Appends one record (command, commit, date, threads, seconds per preset) to
-``bench/results/preset_startup.json``.
+``bench/throughput/preset_startup.json``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results" / "preset_startup.json"
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).with_name("preset_startup.json")
 
 
 def small_runs():
@@ -79,7 +79,7 @@ def measure(preset: str, model_path: str, threads: int, timeout: float) -> float
     """Seconds to the first step of ``preset`` in a fresh process (or why it failed)."""
     with tempfile.TemporaryDirectory() as work:
         env = {**os.environ, "PRESET_STARTUP_T0": str(time.time())}
-        command = [sys.executable, __file__, "--child", preset, "--model-path", model_path, "--work", work,
+        command = [sys.executable, "-m", "bench.throughput.preset_startup", "--child", preset, "--model-path", model_path, "--work", work,
                    "--threads", str(threads)]
         try:
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
@@ -119,7 +119,7 @@ def main(argv=None) -> dict:
     for preset in presets:
         seconds[preset] = measure(preset, model_path, args.threads, args.timeout)
         print(f"{preset}: {seconds[preset]} s to the first training step", flush=True)
-    record = {"label": args.label, "command": " ".join(["bench/preset_startup.py", *(argv or sys.argv[1:])]),
+    record = {"label": args.label, "command": " ".join(["python -m bench.throughput.preset_startup", *(argv or sys.argv[1:])]),
               "commit": commit(), "date": datetime.date.today().isoformat(), "torch_threads": args.threads,
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "model": "SmolLM2-135M-Instruct (float32)",
               "seconds_to_first_step": seconds}

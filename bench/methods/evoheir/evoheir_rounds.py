@@ -21,7 +21,7 @@ negative true gain is a harmful commit. Extra Hydra overrides (the problem tier,
 the host's budget) apply to every run. The paper's claim to check: EVOHEIR ends at least as high
 as commit-all with fewer harmful commits.
 
-    python bench/evoheir_rounds.py [--rounds 4] [--host grpo] [--seeds 0 1 2] [--eval-tasks 100] \
+    python -m bench.methods.evoheir.evoheir_rounds [--rounds 4] [--host grpo] [--seeds 0 1 2] [--eval-tasks 100] \
         [--audit-items 64] [key=value ...]
 """
 
@@ -40,7 +40,7 @@ import torch
 from coevo.core.cli import train
 from coevo.core.cli.config_sources import compose_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RUNS = ("evoheir", "commit_all", "single_stream")
 SHARED_ALGO_KEYS = ("algo.optim.", "algo.tasks_per_step=", "algo.group_size=")  # what the host and GRPO share
 
@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--eval-tasks", type=int, default=100, help="held-out problems per round (greedy)")
     parser.add_argument("--audit-items", type=int, default=64, help="true-gain items per proposal (0: no audit)")
     parser.add_argument("--run-root", default="runs/bench-evoheir-rounds")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "evoheir_rounds.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("evoheir_rounds.json")))
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     torch.set_num_threads(1)

@@ -18,9 +18,9 @@ The run's own decisions follow the empirical rule at m = ``--confirm``, so every
 the same proposals (a run deciding with another rule would propose other updates after its first
 different decision).
 
-    .venv/bin/python bench/evoheir_sequential_judge.py --seeds 0 1 --rounds 20 --confirm 2048 --audit-items 1024 \
+    .venv/bin/python -m bench.methods.evoheir.evoheir_sequential_judge --seeds 0 1 --rounds 20 --confirm 2048 --audit-items 1024 \
         --out evoheir_sequential_judge.json
-    .venv/bin/python bench/evoheir_sequential_judge.py --read RUN_DIR ... --out NAME.json   # existing runs
+    .venv/bin/python -m bench.methods.evoheir.evoheir_sequential_judge --read RUN_DIR ... --out NAME.json   # existing runs (NAME.json: next to this script)
 
 Goal (issue 45): harmful share 0 and useful retention ≥ 0.8 with mean plays per decision ≤ ¼ of
 the fixed rule's at m = 2,048.
@@ -37,9 +37,9 @@ import time
 from pathlib import Path
 
 import torch
-from evoheir_native_audit import ROOT, run_folders
 from omegaconf import OmegaConf
 
+from bench.methods.evoheir.evoheir_native_audit import ROOT, run_folders
 from coevo.evoheir.audit import summarize_audit
 from coevo.evoheir.sequential import SequentialTest, judge_in_batches
 from coevo.evoheir.threshold import decision_delta, sign_threshold, threshold
@@ -122,7 +122,7 @@ def main() -> None:
                         help="the sequential judge's futility levels (0: roll back only at 1/δ_t)")
     parser.add_argument("--folder", default="runs/bench-evoheir-sequential")
     parser.add_argument("--read", nargs="*", default=None, help="summarise these run folders instead of launching")
-    parser.add_argument("--out", default=None, help="file name under bench/results/")
+    parser.add_argument("--out", default=None, help="file name next to this script (bench/methods/evoheir/)")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -142,13 +142,13 @@ def main() -> None:
         print(line)
     if args.out:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        record = {"command": "bench/evoheir_sequential_judge.py " + " ".join(sys.argv[1:]),
+        record = {"command": "python -m bench.methods.evoheir.evoheir_sequential_judge " + " ".join(sys.argv[1:]),
                   "commit": commit.stdout.strip(), "date": time.strftime("%Y-%m-%d %H:%M"),
                   "machine": platform.platform(), "seconds": round(time.perf_counter() - start, 1),
                   "runs": [str(r) for r in runs], "delta": args.delta, "batch": args.batch,
                   "futility": args.futility, "rules": table,
                   "rounds": rows}
-        (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=2) + "\n")
+        Path(__file__).with_name(args.out).write_text(json.dumps(record, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -11,10 +11,10 @@ the table gives the mean and variance of v under each and the variance ratio. Th
 differences stay independent across items and bounded in [-1, 1], so the certified threshold
 (sub-Gaussian, sigma 1) holds either way.
 
-    .venv/bin/python bench/judge_variance.py --root <folder> --proposal <folder> [--pools 40]
+    .venv/bin/python -m bench.methods.evoheir.judge_variance --root <folder> --proposal <folder> [--pools 40]
         [--items 16] [--samples 2] [key=value ...]   # env/agent overrides, e.g. env=math
 
-Results: ``bench/results/judge_variance.json`` (with the exact command).
+Results: ``bench/methods/evoheir/judge_variance.json`` (with the exact command).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from coevo.core.config import validate
 from coevo.core.policy.builders import load_pretrained
 from coevo.evoheir.paired import derived_seed, paired_gain, play_items, success_per_item
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 FIRST_ITEM = 8_000_000  # a train-split region no pool of a run uses
 
 
@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=16)
     parser.add_argument("--samples", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "judge_variance.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("judge_variance.json")))
     parser.add_argument("overrides", nargs="*", help="env/agent overrides (the defaults: the proposal's or the root's "
                                                      "run folder's own)")
     args = parser.parse_args()
@@ -83,7 +83,7 @@ def main() -> None:
             gains[scheme].append(paired_gain(new, old[scheme]).gain)
     table = {scheme: {"mean_v": statistics.mean(v), "var_v": statistics.variance(v)} for scheme, v in gains.items()}
     ratio = table["common"]["var_v"] / table["independent"]["var_v"] if table["independent"]["var_v"] > 0 else None
-    record = {"command": " ".join([".venv/bin/python", "bench/judge_variance.py", *sys.argv[1:]]),
+    record = {"command": " ".join([".venv/bin/python -m bench.methods.evoheir.judge_variance", *sys.argv[1:]]),
               "machine": f"{platform.processor() or platform.machine()}, 1 torch thread",
               "pools": args.pools, "items": args.items, "samples": args.samples,
               "seconds": round(time.perf_counter() - start, 1), "schemes": table,

@@ -12,9 +12,9 @@ DAPO's dynamic sampling plays more episodes per step: the ``rollouts`` column co
 ``budget/rollouts``). Measured: held-out sampled success (``eval.*``, 60 tasks x 4 by default) and
 greedy, wall time and training time (rollouts and updates). The evaluation before training is the
 same for every run (one warm start, a fixed evaluation seed): it is played once and reused
-(``--before-from`` reuses an earlier process's). Results: ``bench/results/pg_family.json`` (with the exact command). Launch:
+(``--before-from`` reuses an earlier process's). Results: ``bench/methods/pg/pg_family.json`` (with the exact command). Launch:
 
-    .venv/bin/python bench/pg_family.py --steps 12 --updates-per-batch 2 --seeds 0 1 2 [--methods grpo ...] [key=value ...]
+    .venv/bin/python -m bench.methods.pg.pg_family --steps 12 --updates-per-batch 2 --seeds 0 1 2 [--methods grpo ...] [key=value ...]
 
 GiGPO's published claim to check at this scale: it beats GRPO on the multi-turn household tasks.
 """
@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from method_runs import ROOT, reuse_before_of, run_method, start_record, summarise
+from bench.methods.method_runs import ROOT, reuse_before_of, run_method, start_record, summarise
+from bench.records import save_entry
 
 METHODS = {
     "grpo": ["algo=grpo"],
@@ -47,14 +49,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--out", default="runs/bench_pg_family")
-    parser.add_argument("--results", default="pg_family.json", help="file name under bench/results/")
+    parser.add_argument("--entry", default="default", help="the entry of bench/methods/pg/pg_family.json to write (replaced; the others are kept)")
     parser.add_argument("--before-from", type=Path, nargs="*", default=[],
                         help="run folders whose evaluation before training to reuse where the settings match")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for every run")
     args = parser.parse_args()
     out = ROOT / args.out
-    results_path = ROOT / "bench" / "results" / args.results
-    record = start_record("bench/pg_family.py", runs=[])
+    results_path = Path(__file__).with_suffix(".json")
+    record = start_record("bench.methods.pg.pg_family", runs=[])
     for folder in args.before_from:
         reuse_before_of(folder)
     updates = args.updates_per_batch
@@ -64,7 +66,7 @@ def main() -> None:
             overrides = [*METHODS[method], f"algo.updates_per_batch={updates}", *args.overrides]
             record["runs"].append(run_method(method, seed, args.steps * updates, overrides, run_dir))
             record["summary"] = summarise(record["runs"], METHODS)
-            results_path.write_text(json.dumps(record, indent=2))
+            save_entry(results_path, args.entry, record, sys.argv[1:])
     print(json.dumps(record["summary"], indent=2))
 
 

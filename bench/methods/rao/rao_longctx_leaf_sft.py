@@ -19,10 +19,10 @@ the training turns) instead of continuing ``--policy``: the warm start's situati
 ``--prompt env`` keeps the prompt the policy sees (``--first-observation``, ``--goal-reminder``);
 ``question`` cuts the first message to ``Question: count records with city=rome.`` (~130 tokens a
 turn instead of ~280 with the instructions). ``--values-per-field 2`` draws the documents as the
-longctx preset does (``env.values_per_field``). Example (2026-11-30, bench/results/README.md):
+longctx preset does (``env.values_per_field``). Example (2026-11-30, bench/notebook.md):
 
-    python bench/rao_longctx_leaf_sft.py --policy .cache/coevo/warmstart/<key> --reply marks --prompt question
-    python bench/rao_longctx_leaf_sft.py --scratch 1 --reply compare --prompt env --first-observation goal \
+    python -m bench.methods.rao.rao_longctx_leaf_sft --policy .cache/coevo/warmstart/<key> --reply marks --prompt question
+    python -m bench.methods.rao.rao_longctx_leaf_sft --scratch 1 --reply compare --prompt env --first-observation goal \
         --values-per-field 2 --steps 800
 """
 

@@ -11,7 +11,7 @@ recursive agent at each size (the report's code path, ``evaluate_trees``) and sc
 The policy is the warm start of the run's config (built or read from the cache), or ``--policy
 <folder>`` (e.g. ``<run_dir>/policy``). Any ``coevo-train`` override follows ``--``:
 
-    python bench/rao_longctx_skills.py --tasks 20 --sizes 1 2 4 8 -- warmstart.cache_dir=.cache/coevo/warmstart
+    python -m bench.methods.rao.rao_longctx_skills --tasks 20 --sizes 1 2 4 8 -- warmstart.cache_dir=.cache/coevo/warmstart
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from coevo.core.policy.builders import load_pretrained
 from coevo.rao.evaluation import evaluate_trees, scaled_env_factory
 from coevo.rao.tree import Tree
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(Path(__file__).resolve().parents[3] / "configs")
 
 
 def node_skills(trees: list[Tree]) -> dict:
@@ -70,7 +70,7 @@ def main() -> None:
     algo_cls, algo = build_component(registry.algorithms, cfg.algo, "algo")
     _, env_cfg, make_env = env_factory(cfg.env)
     if make_env().name != "longctx":
-        raise SystemExit("bench/rao_longctx_skills.py: env must be longctx (its count questions)")
+        raise SystemExit("bench/methods/rao/rao_longctx_skills.py: env must be longctx (its count questions)")
     engine_cls, engine_cfg = engine_component(cfg.get("rollout"))
     if args.policy:
         model, tokenizer = load_pretrained(Path(args.policy))

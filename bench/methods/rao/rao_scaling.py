@@ -16,9 +16,9 @@ lockstep on the same tasks with delegation disabled, ``algo.flat_baseline=train`
 Each run also reports the environment steps each agent took until its sampled training success
 (moving average over 3 steps) first reached ``--target`` (``null``: never).
 
-    python bench/rao_scaling.py [--steps 20] [--tasks 20] [--depth 3] [--repeats 2]
+    python -m bench.methods.rao.rao_scaling [--steps 20] [--tasks 20] [--depth 3] [--repeats 2]
 
-Writes ``bench/results/rao_scaling.json`` (the command, date, machine and every number).
+Writes ``bench/methods/rao/rao_scaling.json`` (the command, date, machine and every number).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from coevo.core.config import build_component, validate
 from coevo.core.policy.builders import load_pretrained
 from coevo.rao.evaluation import evaluate_trees, scaled_env_factory
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(Path(__file__).resolve().parents[3] / "configs")
 
 
 def compose_run(run_dir: Path, overrides: list[str]):
@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.5, help="training success whose env steps are reported")
     parser.add_argument("--runs", default="runs/bench-rao", help="folder of the training runs")
     parser.add_argument("--skip", nargs="*", default=[], choices=["longctx", "algebra", "schedules"])
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "rao_scaling.json"))
+    parser.add_argument("--out", default=str(Path(__file__).with_name("rao_scaling.json")))
     args = parser.parse_args()
     torch.set_num_threads(1)
     runs = Path(args.runs)

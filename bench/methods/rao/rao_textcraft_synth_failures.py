@@ -16,7 +16,7 @@ every agent turn into what it was and how it went:
 
 Item names and numbers in the reasons are replaced by ``ITEM`` and ``N``, so each reason is one row.
 
-    python bench/rao_textcraft_synth_failures.py --policy runs/<run>/policy --flat-policy runs/<run>/flat_policy \\
+    python -m bench.methods.rao.rao_textcraft_synth_failures --policy runs/<run>/policy --flat-policy runs/<run>/flat_policy \\
         --tasks 10 -- warmstart.cache_dir=.cache/coevo/warmstart
 """
 
@@ -42,7 +42,7 @@ from coevo.rao.evaluation import evaluate_trees
 from coevo.rao.expert import flat_settings
 from coevo.rao.tree import Tree
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(Path(__file__).resolve().parents[3] / "configs")
 ITEM = re.compile(r"\b[a-z]+\d+_i\d+(?:_[a-z]+)?\b")
 NUMBER = re.compile(r"\b\d+\b")
 SPLITS = {"medium": "eval_in_distribution", "hard": "eval_out_of_distribution"}

@@ -12,7 +12,7 @@ order the room lists its receptacles (no knowledge), and prints side by side, pe
 
 No model is involved, so the numbers are exact for the rooms played; it runs in seconds.
 
-    .venv/bin/python bench/household_search_knowledge.py --episodes 600 --out household_search_knowledge.json
+    .venv/bin/python -m bench.methods.rsipo.household_search_knowledge --episodes 600 --out household_search_knowledge.json
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from method_runs import start_record
-
+from bench.methods.method_runs import start_record
 from coevo.envs.household.catalog import TASK_TYPES
 from coevo.envs.household.common_sense import SCALES, CommonSense
 from coevo.envs.household.env import HouseholdEnv
 from coevo.envs.household.oracle import ObservableOracle
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 NO_KNOWLEDGE = CommonSense(usual_places={}, lamp_holders=())  # every receptacle ranks alike: listing order
 SETTINGS = {  # name -> HouseholdEnv.Config overrides
     "small (default household, 3 types, 20 steps)": {},
@@ -78,9 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=600)
     parser.add_argument("--split", default="train")
-    parser.add_argument("--out", default="household_search_knowledge.json", help="file name under bench/results/")
+    parser.add_argument("--out", default="household_search_knowledge.json", help="file name next to this script (bench/methods/rsipo/)")
     args = parser.parse_args()
-    record = start_record("bench/household_search_knowledge.py", settings=[])
+    record = start_record("bench.methods.rsipo.household_search_knowledge", settings=[])
     for name, overrides in SETTINGS.items():
         result = measure(overrides, args.episodes, args.split)
         record["settings"].append({"name": name, **result})
@@ -90,7 +89,7 @@ def main() -> None:
             with_k, without = by_oracle["usual places first"], by_oracle["listing order"]
             print(f"  {task_type:32s} success {with_k['success']:.2f} vs {without['success']:.2f}; "
                   f"steps (both won) {with_k['mean_steps_both_won']} vs {without['mean_steps_both_won']}")
-    (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=2))
+    Path(__file__).with_name(args.out).write_text(json.dumps(record, indent=2))
 
 
 if __name__ == "__main__":

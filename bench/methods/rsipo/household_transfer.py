@@ -16,8 +16,8 @@ and task type:
 - tokens per word of the observations (how well the tokenizer, trained on household text, covers
   the environment's wording).
 
-    .venv/bin/python bench/household_transfer.py runs/<run>/policy .cache/coevo/warmstart/<key> \
-        --num-tasks 60 --out household_transfer.json
+    .venv/bin/python -m bench.methods.rsipo.household_transfer runs/<run>/policy .cache/coevo/warmstart/<key> \
+        --num-tasks 60 --entry NAME   # an entry of bench/methods/rsipo/household_transfer.json
 
 A model trained on other task types than household's default plays its own in household with
 ``--household-override 'env.task_types=[...]'`` (the real games always have all six).
@@ -29,16 +29,17 @@ Needs the alfworld extra (``make eval ENV=alfworld`` installs it) and ALFWORLD_D
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import torch
-from method_runs import start_record
 
+from bench.methods.method_runs import start_record
+from bench.records import save_entry
 from coevo.core.agent.types import Episode
 from coevo.core.cli.components import env_factory
 from coevo.core.cli.config_sources import compose_config
@@ -48,7 +49,7 @@ from coevo.core.evaluation import evaluate
 from coevo.core.policy.builders import load_pretrained
 from coevo.envs.household.goals import parse_goal
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SHARED_ALFWORLD = ROOT.parent / "shared" / "alfworld"
 
 
@@ -160,12 +161,12 @@ def main() -> None:
     parser.add_argument("--household-override", action="append", default=[], metavar="KEY=VALUE",
                         help="a config override for the household rooms, repeatable (e.g. the training run's "
                              "env.task_types=[...]); the default plays household's default task types")
-    parser.add_argument("--out", default=None, help="file name under bench/results/")
+    parser.add_argument("--entry", default=None, help="the entry of bench/methods/rsipo/household_transfer.json to write (replaced; the others are kept) (none: print only)")
     args = parser.parse_args()
     if args.num_tasks < 1 or (args.household_tasks is not None and args.household_tasks < 0) or args.samples < 0:
         parser.error("--num-tasks must be >= 1, --household-tasks >= 0 and --samples >= 0")
     os.environ.setdefault("ALFWORLD_DATA", str(SHARED_ALFWORLD))
-    record = start_record("bench/household_transfer.py", models=[])
+    record = start_record("bench.methods.rsipo.household_transfer", models=[])
     for folder in args.folders:
         model, tokenizer = load_pretrained(folder)
         model.eval()
@@ -186,8 +187,8 @@ def main() -> None:
             how = f"{args.samples} sampled per task" if args.samples else "greedy"
             show(f"{folder} on {label} ({split}, {how}, {seconds:.0f} s)", table)
         record["models"].append(entry)
-        if args.out:
-            (ROOT / "bench" / "results" / args.out).write_text(json.dumps(record, indent=1) + "\n")
+        if args.entry:
+            save_entry(Path(__file__).with_suffix(".json"), args.entry, record, sys.argv[1:])
 
 
 if __name__ == "__main__":

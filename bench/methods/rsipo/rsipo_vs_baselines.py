@@ -8,10 +8,10 @@ comparisons:
 - equal rollout budget: methods without replay train ``round(steps * 1.5)`` steps, since RSIPO
   (and its ablations) spend G/2 extra replay episodes per task per step (their ``budget/rollouts``
   totals are recorded and compared).
-Every run starts from the same cached warm-started model. Results: ``bench/results/rsipo_vs_baselines.json``
+Every run starts from the same cached warm-started model. Results: ``bench/methods/rsipo/rsipo_vs_baselines.json``
 (with the exact command). Launch:
 
-    .venv/bin/python bench/rsipo_vs_baselines.py --steps 20 --seeds 0 1 2 [--budget] [--methods ...] [key=value ...]
+    .venv/bin/python -m bench.methods.rsipo.rsipo_vs_baselines --steps 20 --seeds 0 1 2 [--budget] [--methods ...] [key=value ...]
 
 ``key=value`` overrides apply to every run; ``--rsipo-overrides`` only to the coevo-rsipo methods
 (keys such as ``algo.warmup.steps`` that GRPO's config does not have).
@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from method_runs import ROOT, from_warm_start_of, run_method, start_record, summarise
+from bench.methods.method_runs import ROOT, from_warm_start_of, run_method, start_record, summarise
+from bench.records import save_entry
 
 METHODS = {
     "grpo": ["algo=grpo"],
@@ -52,8 +54,9 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS))
     parser.add_argument("--budget", action="store_true", help="also the equal-rollout-budget comparison")
     parser.add_argument("--out", default="runs/bench_rsipo")
-    parser.add_argument("--results", default="rsipo_vs_baselines.json",
-                        help="file name under bench/results/ (split one comparison over several processes)")
+    parser.add_argument("--entry", default="default",
+                        help="the entry of bench/methods/rsipo/rsipo_vs_baselines.json to write (replaced; the others "
+                             "are kept; one per process when a comparison is split over several)")
     parser.add_argument("--rsipo-overrides", nargs="*", default=[], help="overrides for the coevo-rsipo methods only")
     parser.add_argument("--same-warm-start", action="store_true",
                         help="every method starts from RSIPO's warm start (loaded as a model folder)")
@@ -63,13 +66,13 @@ def main() -> None:
         shared = from_warm_start_of(["algo=rsipo", *args.overrides, *args.rsipo_overrides])
         args.overrides = [*args.overrides, *shared]  # (warm-start keys in --rsipo-overrides no longer act)
     out = ROOT / args.out
-    results_path = ROOT / "bench" / "results" / args.results
-    record = start_record("bench/rsipo_vs_baselines.py", equal_steps=[], equal_budget=[])
+    results_path = Path(__file__).with_suffix(".json")
+    record = start_record("bench.methods.rsipo.rsipo_vs_baselines", equal_steps=[], equal_budget=[])
     for seed in args.seeds:
         for method in args.methods:
             record["equal_steps"].append(run_one(method, seed, args.steps, args.overrides, out, args.rsipo_overrides))
             record["equal_steps_summary"] = summarise(record["equal_steps"], METHODS)
-            results_path.write_text(json.dumps(record, indent=2))
+            save_entry(results_path, args.entry, record, sys.argv[1:])
     if args.budget:
         longer = round(args.steps * 1.5)
         for seed in args.seeds:
@@ -79,7 +82,7 @@ def main() -> None:
                 record["equal_budget"].append(run_one(method, seed, longer, args.overrides, out, args.rsipo_overrides))
                 record["equal_budget_summary"] = summarise(
                     record["equal_budget"] + [r for r in record["equal_steps"] if r["method"] in REPLAYS], METHODS)
-                results_path.write_text(json.dumps(record, indent=2))
+                save_entry(results_path, args.entry, record, sys.argv[1:])
     print(json.dumps({k: v for k, v in record.items() if k.endswith("summary")}, indent=2))
 
 

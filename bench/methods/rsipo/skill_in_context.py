@@ -8,22 +8,25 @@ student where a skill raises success. This measures that for the warm start an a
 (``algo=rsipo``: acting plus skill-writing examples, plus acting-with-skill examples when
 ``algo.warmup.in_context_share`` > 0), before any RL:
 
-    .venv/bin/python bench/skill_in_context.py --override algo=rsipo env=household --results skill_in_context.json
+    .venv/bin/python -m bench.methods.rsipo.skill_in_context --override algo=rsipo env=household --entry library
 
 Each ``--variant NAME=OVERRIDES`` (space-separated Hydra overrides added to ``--override``) is one
 warm start (built and cached as ``coevo-train`` builds it); one JSON line per variant, all of them
-written to ``bench/results/<--results>``.
+written as entry ``--entry`` of ``bench/methods/rsipo/skill_in_context.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import torch
-from method_runs import ROOT, algorithm_warm_start
 
+from bench.methods.method_runs import algorithm_warm_start
+from bench.records import save_entry
 from coevo.core.cli.schema import TrainSchema
 from coevo.core.evaluation import evaluate
 from coevo.core.policy.builders import load_pretrained
@@ -81,11 +84,11 @@ def main() -> None:
     parser.add_argument("--skill", choices=["library", "hindsight"], default="library",
                         help="the skill in the context: the library's of the task's type, or the hindsight skill "
                              "of the expert's attempt at the task (coevo.rsipo.hindsight)")
-    parser.add_argument("--results", default=None, help="file name under bench/results/ (none: print only)")
+    parser.add_argument("--entry", default=None, help="the entry of bench/methods/rsipo/skill_in_context.json to write (replaced; the others are kept) (none: print only)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     variants = [v.split("=", 1) for v in args.variant] or [["default", ""]]
-    record = {"command": "bench/skill_in_context.py " + " ".join(
+    record = {"command": "python -m bench.methods.rsipo.skill_in_context " + " ".join(
         ["--override", *args.override] + [f"--variant '{v}'" for v in args.variant]
         + ["--samples", str(args.samples), "--skill", args.skill]),
         "date": time.strftime("%Y-%m-%d %H:%M"), "variants": {}}
@@ -101,8 +104,8 @@ def main() -> None:
         print(json.dumps({"variant": name, **{k: v for k, v in row.items() if k.endswith("gain") or k == "seconds"},
                           "sampled": (row["sample/without"]["success"], row["sample/with"]["success"]),
                           "greedy": (row["greedy/without"]["success"], row["greedy/with"]["success"])}), flush=True)
-    if args.results:
-        (ROOT / "bench" / "results" / args.results).write_text(json.dumps(record, indent=2) + "\n")
+    if args.entry:
+        save_entry(Path(__file__).with_suffix(".json"), args.entry, record, sys.argv[1:])
 
 
 if __name__ == "__main__":

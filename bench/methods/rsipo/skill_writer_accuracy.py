@@ -8,7 +8,9 @@ skill (``coevo.rsipo.hindsight``), and the share that at least names the object 
 taken from (the one fact the skill carries that a fresh attempt lacks). The prompts are the expert's
 attempts, not the policy's own, so this is an upper bound on the writer's accuracy during RL.
 
-    .venv/bin/python bench/skill_writer_accuracy.py --policy .cache/coevo/warmstart/<key> --results skill_writer_accuracy.json
+    .venv/bin/python -m bench.methods.rsipo.skill_writer_accuracy --policy .cache/coevo/warmstart/<key> --entry NAME
+
+Results: entry ``NAME`` of ``bench/methods/rsipo/skill_writer_accuracy.json``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import time
+from pathlib import Path
 
 import torch
-from method_runs import ROOT
 
+from bench.records import save_entry
 from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.conversation import render_prompt
 from coevo.envs.household.env import HouseholdEnv
@@ -38,7 +42,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=60, help="held-out tasks (eval_in_distribution)")
     parser.add_argument("--temperatures", type=float, nargs="*", default=[1.0, 0.5])
     parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--results", default=None, help="file name under bench/results/ (none: print only)")
+    parser.add_argument("--entry", default=None, help="the entry of bench/methods/rsipo/skill_writer_accuracy.json to write (replaced; the others are kept) (none: print only)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -58,12 +62,12 @@ def main() -> None:
             written = SKILL_TAGS.sub("", tokenizer.decode(out[0, prompt.shape[1]:], skip_special_tokens=True)).strip()
             exact[name] += written == target
             takes[name] += set(TAKE.findall(target)) <= set(TAKE.findall(written))
-    record = {"command": "bench/skill_writer_accuracy.py --policy " + args.policy, "date": time.strftime("%Y-%m-%d %H:%M"),
+    record = {"command": "python -m bench.methods.rsipo.skill_writer_accuracy --policy " + args.policy, "date": time.strftime("%Y-%m-%d %H:%M"),
               "tasks": args.tasks, "exact": {k: v / args.tasks for k, v in exact.items()},
               "names_every_take": {k: v / args.tasks for k, v in takes.items()}}
     print(json.dumps(record))
-    if args.results:
-        (ROOT / "bench" / "results" / args.results).write_text(json.dumps(record, indent=2) + "\n")
+    if args.entry:
+        save_entry(Path(__file__).with_suffix(".json"), args.entry, record, sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 (``micro_batches`` + ``sequence_token_logprobs`` for generated turns, ``choice_micro_batches`` +
 ``chosen_logprobs`` for choice turns); ``score``: the ``hf`` engine scoring every turn's
 candidates, one agent-loop turn (32 prompts) per call. The code under test is whatever
-``coevo.core`` the interpreter imports, so ``bench/hot_path_kernels.py`` can run this file with an
+``coevo.core`` the interpreter imports, so ``bench/throughput/hot_path_kernels.py`` can run this file with an
 older checkout first on ``PYTHONPATH`` and compare.
 """
 

@@ -1,5 +1,5 @@
 """The memory planner: parameter counts from a model built on the meta device, per-GPU bytes of
-DDP and FSDP, checked against what ``bench/fsdp_scaling.py`` measured on 1, 2 and 4 gloo ranks."""
+DDP and FSDP, checked against what ``bench/scaling/fsdp_scaling.py`` measured on 1, 2 and 4 gloo ranks."""
 
 import json
 from pathlib import Path
@@ -13,10 +13,10 @@ from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer
 from coevo.core.testing.fast_configs import available_env, boxes_corpus, repository_configs
 
-RESULTS = Path(__file__).resolve().parents[3] / "bench" / "results" / "fsdp_scaling.json"
+RESULTS = Path(__file__).resolve().parents[3] / "bench" / "scaling" / "fsdp_scaling.json"
 
 
-@pytest.mark.skipif(not RESULTS.is_file(), reason="bench/results/fsdp_scaling.json is in the repository")
+@pytest.mark.skipif(not RESULTS.is_file(), reason="bench/scaling/fsdp_scaling.json is in the repository")
 def test_fsdp_training_state_matches_the_measured_bytes_per_rank():
     for row in json.loads(RESULTS.read_text())["rows"]:
         size = ModelSize(row["parameters"], row["parameters"], hidden=128, layers=4, vocab=302)

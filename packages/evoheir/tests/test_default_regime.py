@@ -5,7 +5,7 @@ it, and it stays off real models.
 (addition, one-step equations) and a 1,000-episode, 6-epoch warm start. The preset states the
 band its round 0 starts in, 15-30% greedy on the held-out problems: above it (78% after 20 epochs)
 GRPO's updates lower the greedy accuracy, below it (the default mix: 5%) the reward is too rare to
-learn from within a round (bench/results/README.md, "EVOHEIR's learnable regime"). This builds
+learn from within a round (bench/notebook.md, "EVOHEIR's learnable regime"). This builds
 that warm start on a fixed seed (~90 s on one core) and checks it lands in the band.
 """
 

@@ -88,7 +88,7 @@ def _failures_module():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[3] / "bench" / "rao_textcraft_synth_failures.py"
+    path = Path(__file__).resolve().parents[3] / "bench" / "methods" / "rao" / "rao_textcraft_synth_failures.py"
     spec = importlib.util.spec_from_file_location("rao_textcraft_synth_failures", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -96,7 +96,7 @@ def _failures_module():
 
 
 def test_the_failure_bench_sorts_each_turn_by_what_went_wrong():
-    """bench/rao_textcraft_synth_failures.py: recipe lookups, counts, budget requests and malformed replies
+    """bench/methods/rao/rao_textcraft_synth_failures.py: recipe lookups, counts, budget requests and malformed replies
     each land in their own row, with the env's reason (which the agent's observation does not carry)."""
     from rao_script import ScriptDecider
 

@@ -2,7 +2,7 @@
 Hydra included): exit code 2, one error line naming the key, no traceback, the run dir untouched.
 
 Each case fails before any heavy work, so it costs a config composition; the full list of bad
-inputs, as subprocesses, is ``bench/bad_inputs.py``.
+inputs, as subprocesses, is ``bench/robustness/bad_inputs.py``.
 """
 
 import json

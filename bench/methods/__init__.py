@@ -1,0 +1,1 @@
+"""The methods' own questions, one folder per algorithm; ``method_runs`` and ``evaluate_policies`` are shared."""

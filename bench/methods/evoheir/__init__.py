@@ -1,0 +1,1 @@
+"""EVOHEIR: its commit rule and judge, audited on fresh items."""

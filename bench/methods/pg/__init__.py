@@ -1,0 +1,1 @@
+"""The policy-gradient family (GRPO, GiGPO, DAPO, GSPO, CISPO) side by side."""

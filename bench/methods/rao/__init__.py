@@ -1,0 +1,1 @@
+"""RAO: recursion at scale, long context and textcraft."""

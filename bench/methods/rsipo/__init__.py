@@ -1,0 +1,1 @@
+"""RSIPO: against its baselines, its skills, and household's transfer to ALFWorld."""

@@ -1,0 +1,1 @@
+"""Robustness: bad inputs to the CLIs and hostile model output."""

@@ -1,0 +1,1 @@
+"""Scaling: state per rank and step time under FSDP, and the GPU check."""
