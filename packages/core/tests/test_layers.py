@@ -16,7 +16,7 @@ CORE = Path(coevo.core.__file__).parent
 
 # Lowest first; each entry is a top-level module (without .py) or folder of coevo/core.
 LAYERS = [
-    ["__init__", "configs", "fields", "registry", "bounded", "reporting", "openmp", "state"],
+    ["__init__", "configs", "algorithm_contract", "fields", "registry", "bounded", "reporting", "openmp", "state"],
     ["config", "plugins", "env"],
     ["policy", "data", "distributed", "progress"],
     ["rollout"],

@@ -8,7 +8,8 @@ in a worker or an FSDP rank as in the launching process.
 
 Heavy optional backends register as an import string (``"pkg.module:Class"``) and are imported
 only when chosen. A miss names what is installed, a duplicate raises, and a plugin that fails to
-import is reported by distribution name without taking the other plugins down.
+import is reported by distribution name without taking the other plugins down. An algorithm class
+is checked against the algorithm contract (``coevo.core.algorithm_contract``) when it registers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Generic, TypeVar
+
+from coevo.core.algorithm_contract import check_algorithm
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +54,12 @@ class _Entry:
 class Registry(Generic[T]):
     """A name → component map of one kind (e.g. ``algorithm``)."""
 
-    def __init__(self, kind: str, hints: dict[str, str] | None = None, shared_keys: tuple[str, ...] = ()):
+    def __init__(self, kind: str, hints: dict[str, str] | None = None, shared_keys: tuple[str, ...] = (),
+                 check: Callable[[str, Any], None] | None = None):
         self.kind = kind
+        # raises when a component lacks what its users need (algorithms: coevo.core.algorithm_contract);
+        # run on registration, and on first use of a component registered as an import string
+        self.check = check
         # keys of a component's config node that are not its own settings (validated elsewhere): a
         # component's Config is built without them
         self.shared_keys = shared_keys
@@ -78,6 +85,8 @@ class Registry(Generic[T]):
     def _add(self, name: str, target: Any) -> None:
         if not isinstance(name, str) or not name:
             raise RegistryError(f"{self.kind} names must be non-empty strings, got {name!r}")
+        if self.check is not None and not isinstance(target, str):
+            self.check(name, target)
         if name in self._entries:
             previous = self._entries[name]
             if isinstance(previous.target, str) and previous.target == _import_spec(target):
@@ -121,7 +130,10 @@ class Registry(Generic[T]):
                 message += "; plugins that failed to load: " + ", ".join(r.distribution for r in broken)
             raise RegistryError(message)
         if isinstance(entry.target, str):
-            entry.target = _import_string(entry.target, self.kind, name)
+            target = _import_string(entry.target, self.kind, name)
+            if self.check is not None:
+                self.check(name, target)
+            entry.target = target
         return entry.target
 
     def names(self) -> list[str]:
@@ -185,7 +197,7 @@ PROVIDED_BY: dict[str, dict[str, str]] = {
 }
 
 # The typed registries (a miss of a name in PROVIDED_BY[kind] names the distribution to install).
-algorithms: Registry = Registry("algorithm", hints=PROVIDED_BY.get("algorithm"))
+algorithms: Registry = Registry("algorithm", hints=PROVIDED_BY.get("algorithm"), check=check_algorithm)
 envs: Registry = Registry("env", hints=PROVIDED_BY.get("env"))
 models: Registry = Registry("model", hints=PROVIDED_BY.get("model"))
 # rollout.async / rollout.ray say where the engine runs (coevo.core.rollout.async_settings)

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 import lightning as L
 
 from coevo.core import distributed as dist
+from coevo.core.algorithm_contract import HoldsPolicy, Records
 from coevo.core.callbacks.per_rank_state import PER_RANK
 from coevo.core.policy.sharding import sharded_over_ranks
 from coevo.core.state.snapshot import (
@@ -77,7 +78,7 @@ class CommitRollback(L.Callback):
 
     @staticmethod
     def _policy(module):
-        return getattr(module, "policy", module)
+        return module.policy if isinstance(module, HoldsPolicy) else module
 
     def on_train_start(self, trainer, module) -> None:
         self._sharded = sharded_over_ranks(self._policy(module))
@@ -174,7 +175,7 @@ class CommitRollback(L.Callback):
             "commit/commits": float(commits),
             "commit/rollbacks": float(len(self.history) - commits),
         }
-        if hasattr(module, "record"):
+        if isinstance(module, Records):
             module.record({k.removeprefix("train/"): v for k, v in metrics.items()})
         else:
             module.log_dict(metrics, on_step=True)

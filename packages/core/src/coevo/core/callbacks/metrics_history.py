@@ -16,6 +16,7 @@ from pathlib import Path
 import lightning as L
 
 from coevo.core import registry
+from coevo.core.algorithm_contract import StepMetrics
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class MetricsHistory(L.Callback):
             return
         # the module's own record of this step: trainer.callback_metrics would also hold stale
         # values of keys logged in earlier steps only (e.g. a task type absent from this batch)
-        row = {"step": trainer.global_step, **getattr(pl_module, "step_metrics", {})}
+        row = {"step": trainer.global_step, **(pl_module.step_metrics if isinstance(pl_module, StepMetrics) else {})}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as handle:
             handle.write(json.dumps(row) + "\n")  # one write: a kill leaves at most this line torn

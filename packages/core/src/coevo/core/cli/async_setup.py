@@ -34,7 +34,7 @@ def check_async(placement: RolloutPlacement, trainer, algo_cls, algo_cfg, engine
     if refusal is not None and refusal[0] == "rollout.async.enabled":  # the algorithm as a whole
         raise ConfigError(f"config error at 'rollout.async.enabled': algo={algo_cfg.name} plays synchronously: "
                           f"{refusal[1]}; set rollout.async.enabled=false")
-    if not getattr(algo_cls, "plays_async", False):
+    if not algo_cls.plays_async:  # a member of every algorithm (coevo.core.algorithm_contract)
         raise ConfigError(f"config error at 'rollout.async.enabled': algo={algo_cfg.name} does not play its batches "
                           f"beside training yet (no batch player: its step plays with the weights of that very step); "
                           f"use algo=grpo, the RSIPO family or algo=rao, {fix}")

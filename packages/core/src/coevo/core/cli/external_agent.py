@@ -18,6 +18,7 @@ from pathlib import Path
 
 import lightning as L
 
+from coevo.core.algorithm_contract import StepMetrics
 from coevo.core.cli.errors import InputError
 
 
@@ -51,7 +52,8 @@ class EndpointMetrics(L.Callback):
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         metrics = {f"train/{k}": v for k, v in self.loop.metrics().items()}
-        getattr(pl_module, "step_metrics", {}).update(metrics)
+        if isinstance(pl_module, StepMetrics):
+            pl_module.step_metrics.update(metrics)
         pl_module.log_dict(metrics, on_step=True, prog_bar=False)
 
 

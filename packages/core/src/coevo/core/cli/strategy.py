@@ -195,7 +195,7 @@ def require_sharded_rollouts(trainer_settings, engine_name: str, algo_cls=None, 
             f"{process_count(t)} processes (trainer=fsdp); use rollout=hf or rollout=vllm, or trainer.devices=1 "
             f"with {engine_name}"
         )
-    if engine_name != "hf" and getattr(algo_cls, "full_weight_forwards", False):
+    if engine_name != "hf" and algo_cls is not None and algo_cls.full_weight_forwards:
         raise ConfigError(
             f"config error at 'rollout.name': algo={algo_name} runs no-grad forwards of the full weights on every "
             f"rank (teacher log-probs, a distillation student), which with the policy sharded over "

@@ -32,6 +32,7 @@ from rich.markup import escape
 from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.loop import summarize
+from coevo.core.algorithm_contract import ExpertSourceProvider
 from coevo.core.algos.context import AlgorithmContext
 from coevo.core.callbacks.async_weight_push import AsyncWeightPush
 from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
@@ -219,7 +220,7 @@ def run(cfg: DictConfig) -> dict:
 
                 ray.shutdown()
     train_seconds = time.perf_counter() - start
-    if settings.eval.after and hasattr(module, "full_policy"):  # sharded over ranks: the full weights
+    if settings.eval.after:  # sharded over ranks: the full weights (algorithm contract: full_policy)
         with activity("gathering the trained weights for the evaluation"):  # (a refreshed copy on each rank)
             model = module.full_policy()
     after = run_eval("after") if settings.eval.after else None
@@ -268,8 +269,7 @@ def evaluate_all_ranks(model, tokenizer, make_env, agent, eval_settings, engine_
 def expert_source(algo_cls, algo_cfg):
     """The algorithm's own warm-start demonstrations (``algo_cls.expert_source(config)``, e.g. RAO's
     recursive oracle with delegation turns), or ``None`` for the environment's expert."""
-    make = getattr(algo_cls, "expert_source", None)
-    return make(algo_cfg) if make is not None else None
+    return algo_cls.expert_source(algo_cfg) if isinstance(algo_cls, ExpertSourceProvider) else None
 
 
 def configured_callbacks(nodes) -> list[L.Callback]:

@@ -7,7 +7,8 @@ A snapshot holds everything the next training steps depend on:
 - every optimizer's state (e.g. AdamW moments and step counts) and every LR scheduler's state,
 - the Python, NumPy and torch (CPU and every CUDA device) RNG states,
 - the data position (the rollout data module's cursor) and the algorithm's own extra state
-  (``module.snapshot_extra()`` / ``module.restore_extra()`` when defined).
+  (``module.snapshot_extra()`` / ``module.restore_extra()`` when it has them:
+  ``coevo.core.algorithm_contract.SnapshotExtras``).
 
 ``restore_snapshot`` puts all of it back, so the steps that follow a rollback are bit-identical to
 the steps a run that never made the excursion would take. Lightning's ``global_step`` is *not*
@@ -28,6 +29,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from coevo.core.algorithm_contract import SnapshotExtras
 
 
 @dataclass
@@ -126,7 +129,7 @@ def take_snapshot(model: torch.nn.Module, trainer=None, module=None) -> Training
     """Capture ``model``'s trainable weights and, when given, the trainer's optimizers, schedulers,
     data position and the module's extra state, plus all RNG states."""
     datamodule = getattr(trainer, "datamodule", None) if trainer is not None else None
-    extra = module.snapshot_extra() if module is not None and hasattr(module, "snapshot_extra") else {}
+    extra = module.snapshot_extra() if isinstance(module, SnapshotExtras) else {}
     return TrainingSnapshot(
         weights=trainable_weights(model),
         optimizers=[_to_cpu(opt.state_dict()) for opt in _optimizers(trainer)],
@@ -157,6 +160,6 @@ def restore_snapshot(snapshot: TrainingSnapshot, model: torch.nn.Module, trainer
     datamodule = getattr(trainer, "datamodule", None) if trainer is not None else None
     if datamodule is not None and snapshot.data_state is not None:
         datamodule.load_state_dict(copy.deepcopy(snapshot.data_state))
-    if module is not None and hasattr(module, "restore_extra"):
+    if isinstance(module, SnapshotExtras):
         module.restore_extra(copy.deepcopy(snapshot.extra))
     restore_rng(snapshot.rng)
