@@ -63,12 +63,12 @@ overrides.append(f"trainer.devices={devices}")
 if stage == "vllm":  # one engine per rank shares its GPU with the trainer's shard
     overrides = [o for o in overrides if not o.startswith("rollout.gpu_memory_utilization=")]
     overrides += ["rollout.gpu_memory_utilization=0.35", "rollout.enable_sleep_mode=true"]
-from hydra import compose, initialize_config_dir  # noqa: E402
+from coevo.core.cli.config_sources import compose_config  # noqa: E402
 from coevo.core.cli.schema import TrainSchema  # noqa: E402
 from coevo.core.config import validate  # noqa: E402
 
-with initialize_config_dir(config_dir=str(Path(root) / "configs"), version_base="1.3"):
-    cfg = compose("train", overrides=overrides)
+# the packages' configs (train.yaml is coevo-core's) plus the repository's configs/ (experiment presets)
+cfg = compose_config("train", overrides, repository=str(Path(root) / "configs"))
 validate(cfg, TrainSchema, "train")
 if dry:
     print(f"gpu check [{stage}]: config valid for {devices} processes: {' '.join(overrides)}")
