@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.table import Table
@@ -48,8 +49,10 @@ def read_metrics(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def plot_training(metrics_path: Path, out_png: Path, before: dict | None, after: dict | None, title: str) -> Path:
-    """Reward and success per step (with a moving average) and per-type eval success before/after."""
+def plot_training(metrics_path: Path, out_png: Path, before: dict | None, after: dict | None, title: str,
+                  label: Callable[[str], str] = str) -> Path:
+    """Reward and success per step (with a moving average) and per-type eval success before/after;
+    ``label`` names a task type on the axis (the environment's ``task_type_label``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -70,7 +73,7 @@ def plot_training(metrics_path: Path, out_png: Path, before: dict | None, after:
     ax.grid(alpha=0.3)
     ax = axes[1]
     keys = [k for k in (after or before or {}) if k.startswith("success/")] + ["success"]
-    labels = ["ALL" if k == "success" else k.removeprefix("success/").replace("_then_place_in_recep", "") for k in keys]
+    labels = ["ALL" if k == "success" else label(k.removeprefix("success/")) for k in keys]
     x = range(len(keys))
     width = 0.4
     ax.bar([i - width / 2 for i in x], [(before or {}).get(k, 0) for k in keys], width, label="before")

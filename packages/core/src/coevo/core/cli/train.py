@@ -232,7 +232,8 @@ def run(cfg: DictConfig) -> dict:
     if not dist.is_main():
         return result
     with stage("report"):
-        png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title)
+        png = plot_training(run_dir / "metrics.jsonl", run_dir / "training.png", before, after, title,
+                            env_cls.task_type_label)
     if before is not None or after is not None:
         console.print(success_table(before, after, escape(title)))
     console.print(f"training: {trainer.global_step} optimizer steps in {train_seconds:.0f} s"

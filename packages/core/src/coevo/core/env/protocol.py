@@ -71,6 +71,11 @@ class Environment(ABC):
     #: steps after which an episode ends unsuccessfully
     max_steps: int = 30
 
+    @classmethod
+    def task_type_label(cls, task_type: str) -> str:
+        """``task_type`` as a plot's tick label (an environment with long type names shortens them)."""
+        return task_type
+
     # -- tasks --------------------------------------------------------------------------------
     @abstractmethod
     def task(self, split: str, index: int) -> Task:

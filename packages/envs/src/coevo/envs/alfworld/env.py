@@ -29,7 +29,7 @@ from coevo.core.fields import bounded, choice
 from coevo.core.fields import path as path_field
 from coevo.envs.alfworld.engine import AlfworldEngine, require_alfworld
 from coevo.envs.alfworld.games import Game, resolve_data_dir, split_games
-from coevo.envs.household.catalog import TASK_TYPES
+from coevo.envs.household.catalog import TASK_TYPES, task_type_label
 from coevo.envs.household.memory import ObservationMemory
 
 _GOAL = re.compile(r"Your task is to: (.+?)\.?\s*$", re.M)
@@ -58,6 +58,10 @@ class AlfworldEnv(Environment):
 
     name = "alfworld"
     task_types = TASK_TYPES
+
+    @classmethod
+    def task_type_label(cls, task_type: str) -> str:
+        return task_type_label(task_type)
 
     @dataclass
     class Config:

@@ -21,6 +21,11 @@ TASK_TYPES: tuple[str, ...] = (
     "pick_cool_then_place_in_recep",
 )
 
+
+def task_type_label(task_type: str) -> str:
+    """A task type as a plot's tick label: ``pick_heat_then_place_in_recep`` → ``pick_heat``."""
+    return task_type.replace("_then_place_in_recep", "")
+
 # The appliance each transforming task type needs, and the verb of its command.
 APPLIANCE_OF_TASK: dict[str, str] = {
     "pick_clean_then_place_in_recep": "sinkbasin",

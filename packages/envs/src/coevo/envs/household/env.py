@@ -25,7 +25,7 @@ from coevo.core.env.protocol import StepResult, Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.envs.household import vocabulary, wording
 from coevo.envs.household.alfworld_rooms import generate_alfworld_world
-from coevo.envs.household.catalog import TASK_TYPES
+from coevo.envs.household.catalog import TASK_TYPES, task_type_label
 from coevo.envs.household.commands import admissible_commands, apply_command
 from coevo.envs.household.common_sense import SCALES
 from coevo.envs.household.generation import generate_world
@@ -51,6 +51,10 @@ class HouseholdEnv(ProceduralEnv):
 
     name = "household"
     task_types = TASK_TYPES
+
+    @classmethod
+    def task_type_label(cls, task_type: str) -> str:
+        return task_type_label(task_type)
 
     @dataclass
     class Config:
