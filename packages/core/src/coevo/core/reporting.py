@@ -82,10 +82,18 @@ def plot_training(metrics_path: Path, out_png: Path, before: dict | None, after:
     ax.set_ylim(0, 1)
     ax.set_title("held-out success per task type")
     ax.legend()
+    return save_figure(fig, out_png, title)
+
+
+def save_figure(fig, out_png: Path, title: str, dpi: int = 110) -> Path:
+    """Title ``fig``, lay it out, write it to ``out_png`` (making its folder) and close it; the
+    run's report plots (core's, RSIPO's, RAO's, EVOHEIR's) all end here."""
+    import matplotlib.pyplot as plt
+
     fig.suptitle(title)
     fig.tight_layout()
     out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_png, dpi=110)
+    fig.savefig(out_png, dpi=dpi)
     plt.close(fig)
     return out_png
 

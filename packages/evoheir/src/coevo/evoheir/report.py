@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from coevo.core.reporting import save_figure
+
 
 def _f(x: float, signed: bool = True) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -76,9 +78,4 @@ def plot_rounds(rows: list[dict], heldout0: float | None, out_png: Path, title: 
     ax.set_title("held-out accuracy (line) and archive size (bars)")
     ax.set_xlabel("round")
     ax.grid(alpha=0.3)
-    fig.suptitle(title)
-    fig.tight_layout()
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_png, dpi=110)
-    plt.close(fig)
-    return out_png
+    return save_figure(fig, out_png, title)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from rich.table import Table
 
+from coevo.core.reporting import save_figure
+
 
 def _pct(x: float | None) -> str:
     return "-" if x is None or math.isnan(x) else f"{x * 100:.0f}%"
@@ -82,9 +84,4 @@ def plot_report(rows: list[dict], metrics: list[dict], out_png: Path, title: str
     ax.set_title("training rollouts")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_png, dpi=110)
-    plt.close(fig)
-    return out_png
+    return save_figure(fig, out_png, title)

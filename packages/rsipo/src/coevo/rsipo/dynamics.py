@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from coevo.core.reporting import _moving_average, read_metrics
+from coevo.core.reporting import _moving_average, read_metrics, save_figure
 
 
 def _series(rows: list[dict], key: str) -> tuple[list[int], list[float]]:
@@ -61,12 +61,7 @@ def plot_dynamics(metrics_path: Path, out_png: Path, title: str) -> Path | None:
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_png, dpi=100)
-    plt.close(fig)
-    return out_png
+    return save_figure(fig, out_png, title, dpi=100)
 
 
 def _mean(values: list[float]) -> float:
