@@ -20,6 +20,7 @@ from coevo.core.env.protocol import Environment, StepResult, Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.core.fields import path as path_field
 from coevo.envs.data_files import DataFileError, load_checked
+from coevo.envs.file_splits import split_rows, task_index
 from coevo.envs.math.answers import answers_match, extract_boxed
 from coevo.envs.math.dataset import load_problems
 from coevo.envs.math.generator import DEFAULT_PROBLEM_TYPES, PROBLEM_TYPES, generate_problem
@@ -96,13 +97,8 @@ class MathEnv(Environment):
     def _split_problems(self, split: str) -> tuple[Problem, ...]:
         """The problems of ``split`` in data mode."""
         c = self.config
-        rows = load_problems(c.data_file)
-        if split == "eval_out_of_distribution":
-            return load_problems(c.ood_data_file) if c.ood_data_file else ()
-        if c.eval_data_file:
-            return rows if split == "train" else load_problems(c.eval_data_file)
-        held_out = min(c.eval_in_distribution_size, len(rows) // 2)
-        return rows[: len(rows) - held_out] if split == "train" else rows[len(rows) - held_out :]
+        return split_rows(split, load_problems, c.data_file, c.eval_data_file, c.ood_data_file,
+                          c.eval_in_distribution_size)
 
     def num_tasks(self, split: str) -> int | None:
         if split not in self.splits:
@@ -116,11 +112,7 @@ class MathEnv(Environment):
         return self.config.eval_out_of_distribution_size
 
     def task(self, split: str, index: int) -> Task:
-        size = self.num_tasks(split)
-        if split == "train" and size and index >= size:
-            index %= size  # a file's train split is cycled (as training cycles it): any index >= 0 is a task
-        if index < 0 or (size is not None and index >= size):
-            raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
+        index = task_index(split, index, self.num_tasks(split))
         if self.config.data_file:
             task_type = self._split_problems(split)[index].problem_type
         else:

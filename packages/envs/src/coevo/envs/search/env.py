@@ -22,6 +22,7 @@ from coevo.core.env.protocol import Environment, StepResult, Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.core.fields import path as path_field
 from coevo.envs.data_files import DataFileError, load_checked
+from coevo.envs.file_splits import split_rows, task_index
 from coevo.envs.search.actions import ANSWER, SEARCH, format_reply, parse_reply, split_action
 from coevo.envs.search.corpus import Passage, cached_fingerprint, fingerprint_passages, load_corpus
 from coevo.envs.search.dense import check_dense_available
@@ -160,13 +161,7 @@ class SearchEnv(Environment):
 
     def _split_questions(self, split: str) -> tuple[Question, ...]:
         c = self.config
-        if split == "eval_out_of_distribution":
-            return load_questions(c.ood_qa_file) if c.ood_qa_file else ()
-        rows = load_questions(c.qa_file)
-        if c.eval_qa_file:
-            return rows if split == "train" else load_questions(c.eval_qa_file)
-        held_out = min(c.eval_in_distribution_size, len(rows) // 2)
-        return rows[: len(rows) - held_out] if split == "train" else rows[len(rows) - held_out :]
+        return split_rows(split, load_questions, c.qa_file, c.eval_qa_file, c.ood_qa_file, c.eval_in_distribution_size)
 
     # -- tasks ----------------------------------------------------------------------------------
     def num_tasks(self, split: str) -> int | None:
@@ -181,11 +176,7 @@ class SearchEnv(Environment):
         return self.config.eval_out_of_distribution_size
 
     def task(self, split: str, index: int) -> Task:
-        size = self.num_tasks(split)
-        if split == "train" and size and index >= size:
-            index %= size  # a file's train split is cycled (as training cycles it): any index >= 0 is a task
-        if index < 0 or (size is not None and index >= size):
-            raise IndexError(f"task index {index} out of range for split {split!r} of size {size}")
+        index = task_index(split, index, self.num_tasks(split))
         if self.synthetic:
             task_type = f"hop{self.config.hops[index % len(self.config.hops)]}"
         else:
