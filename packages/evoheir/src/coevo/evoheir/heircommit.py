@@ -34,6 +34,7 @@ import lightning as L
 
 from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.algorithm_contract import HoldsPolicy, Records
 from coevo.core.callbacks.commit_rollback import CommitRollback, Decision
 from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.state.snapshot import TrainingSnapshot
@@ -195,7 +196,7 @@ class ConfirmationJudge:
                            "items": result.m})
         log.info("HEIRCOMMIT decision %d: v=%+.3f vs τ=%.3f on %d items → %s", t, result.gain, tau, result.m,
                  "COMMIT" if commit else "ROLLBACK")
-        if hasattr(module, "record"):
+        if isinstance(module, Records):
             module.record({f"heircommit/{k}": float(v) for k, v in details.items() if isinstance(v, int | float)})
         return Decision(commit, result.gain, tau, details)
 
@@ -216,7 +217,7 @@ class ConfirmationJudge:
         """Per-item success of the proposal and of the root on ``tasks``, seeded by the decision, the role
         (``CONFIRMATION_ROLE``, ``AUDIT_ROLE``) and the sequential judge's batch."""
         batches = () if batch is None else (batch,)
-        policy = getattr(module, "policy", module)
+        policy = module.policy if isinstance(module, HoldsPolicy) else module
         seed = module.context.seed
         envs = module.envs(len(tasks) * samples)
         with evaluation_guard(policy):
