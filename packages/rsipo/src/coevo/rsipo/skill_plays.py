@@ -33,6 +33,8 @@ from coevo.rsipo.skills.writing import SkillWriter, WrittenSkill
 from coevo.rsipo.teacher import FittedSkill, fit_skill, skill_context
 
 REPLAY_SALT = 0x5EED  # replays draw from their own seeded stream, distinct from the student's
+SKILL_WRITING_SALT = 2 * REPLAY_SALT  # the skill writer's sampling
+OPSD_TURNS_SALT = 3 * REPLAY_SALT  # the random subset of teacher turns (algo.opsd_turns; update_samples.py)
 
 
 @dataclass
@@ -101,7 +103,7 @@ class SkillPlayer(BatchPlayer):
         for task in tasks:
             self.probe.reset(task)
             goals.append(self.probe.goal)
-        torch.manual_seed(batch_seed(self.seed + 2 * REPLAY_SALT, index))
+        torch.manual_seed(batch_seed(self.seed + SKILL_WRITING_SALT, index))
         if self.writer_engine is not None:
             return self.writer.write(self.writer_engine, goals, groups, "frozen")
         return self.writer.write(engine, goals, groups, "policy")

@@ -20,7 +20,7 @@ from coevo.core.algos.batching import Sample
 from coevo.core.algos.rollout_module import rank_seed, step_seed
 from coevo.rsipo.samples import turn_sample
 from coevo.rsipo.skill_lifecycle import SkillStep
-from coevo.rsipo.skill_plays import REPLAY_SALT
+from coevo.rsipo.skill_plays import OPSD_TURNS_SALT
 from coevo.rsipo.teacher import FittedSkill, teacher_choice_logprobs, teacher_token_logprobs
 
 
@@ -45,7 +45,7 @@ class UpdateSamples:
                 prompts.append(prompt)
                 turns.append(groups[e // g][e % g].turns[k])
         if 0 < self.config.opsd_turns < len(keys):  # a uniform random subset: an unbiased estimate of the mean
-            generator = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed + 3 * REPLAY_SALT, self.batch_index)))
+            generator = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed + OPSD_TURNS_SALT, self.batch_index)))
             keep = sorted(torch.randperm(len(keys), generator=generator)[: self.config.opsd_turns].tolist())
             keys, prompts, turns = [keys[i] for i in keep], [prompts[i] for i in keep], [turns[i] for i in keep]
         if not keys:
