@@ -55,6 +55,10 @@ from coevo.rao.settings import RecursionSettings
 from coevo.rao.tree_plays import TreePlayer, TreePlays
 from coevo.rao.treestats import tree_stats
 
+# The child-keep draw of a step's update (tree_samples, credit.child_keep) is seeded apart from the
+# step's plays: step seed + CHILD_KEEP_SALT + the agent's salt (recursive 0, flat 1). Fixed value.
+CHILD_KEEP_SALT = 7
+
 console = Console()
 
 
@@ -151,7 +155,7 @@ class RAO(GRPO):
         advantages = node_advantages(trees, rewards, cfg.credit, cfg.advantage, cfg.scale_by_std, cfg.baseline,
                                      cfg.depth_weighting)
         kept = kept_trees(trees, rewards, cfg.baseline)  # root_loo: tasks whose roots all tie are left out
-        keep = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed, self.batch_index)) + 7 + salt)
+        keep = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed, self.batch_index)) + CHILD_KEEP_SALT + salt)
         samples = tree_samples([t for t, k in zip(trees, kept) if k], [a for a, k in zip(advantages, kept) if k],
                                cfg.choice_loss, cfg.credit.child_keep, keep)
         if cfg.skip_zero_advantage:
