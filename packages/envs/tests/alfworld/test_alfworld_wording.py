@@ -23,7 +23,7 @@ import pytest
 from coevo.envs.household.catalog import TASK_TYPES, kind_of
 from coevo.envs.household.env import HouseholdEnv
 from coevo.envs.household.goals import parse_goal
-from coevo.envs.household.memory import parse_list
+from coevo.envs.household.observation_memory import parse_list
 
 # ALFWorld's movable receptacles (isReceptacleObject): examining one lists what is in it
 RECEPTACLE_OBJECT_KINDS = frozenset({"bowl", "box", "cup", "mug", "pan", "plate", "pot"})

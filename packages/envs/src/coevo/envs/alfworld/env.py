@@ -30,7 +30,7 @@ from coevo.core.fields import path as path_field
 from coevo.envs.alfworld.engine import AlfworldEngine, require_alfworld
 from coevo.envs.alfworld.games import Game, resolve_data_dir, split_games
 from coevo.envs.household.catalog import TASK_TYPES, task_type_label
-from coevo.envs.household.memory import ObservationMemory
+from coevo.envs.household.observation_memory import ObservationMemory
 
 _GOAL = re.compile(r"Your task is to: (.+?)\.?\s*$", re.M)
 

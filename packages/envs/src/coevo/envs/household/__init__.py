@@ -5,7 +5,7 @@ expert that acts only on observations; ``ObservationMemory`` is the compact memo
 """
 
 from coevo.envs.household.env import HouseholdEnv
-from coevo.envs.household.memory import ObservationMemory
+from coevo.envs.household.observation_memory import ObservationMemory
 from coevo.envs.household.oracle import ObservableOracle
 
 __all__ = ["HouseholdEnv", "ObservableOracle", "ObservationMemory"]

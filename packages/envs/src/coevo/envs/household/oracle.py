@@ -19,7 +19,7 @@ from __future__ import annotations
 from coevo.envs.household.catalog import APPLIANCE_OF_TASK, OPENABLE_KINDS, VERB_OF_APPLIANCE, kind_of
 from coevo.envs.household.common_sense import SMALL, CommonSense
 from coevo.envs.household.goals import REQUIRED_STATE
-from coevo.envs.household.memory import ObservationMemory
+from coevo.envs.household.observation_memory import ObservationMemory
 
 
 class ObservableOracle:

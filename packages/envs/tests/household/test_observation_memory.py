@@ -1,6 +1,6 @@
 """The memory line is read from observation texts only."""
 
-from coevo.envs.household.memory import ObservationMemory, parse_list
+from coevo.envs.household.observation_memory import ObservationMemory, parse_list
 
 INTRO = (
     "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly around you, "
