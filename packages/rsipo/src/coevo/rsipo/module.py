@@ -41,8 +41,8 @@ from coevo.rsipo.combined_update import CombinedUpdate
 from coevo.rsipo.config import RSIPOConfig
 from coevo.rsipo.demonstrations import SkillDemonstrations
 from coevo.rsipo.dynamics import dynamics_table, plot_dynamics
-from coevo.rsipo.records import SkillLog
 from coevo.rsipo.skill_lifecycle import SkillLifecycle
+from coevo.rsipo.skill_log import SkillLog
 from coevo.rsipo.skill_plays import SkillPlayer
 from coevo.rsipo.skills.library import library
 from coevo.rsipo.skills.template import template_for

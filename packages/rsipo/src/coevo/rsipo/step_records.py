@@ -1,5 +1,5 @@
 """What one RSIPO step reports: its metrics (budget with the replays, skills, ω) and its rows of
-``skills.jsonl`` (``records.py``), in the order the ranks' collectives expect.
+``skills.jsonl`` (``skill_log.py``), in the order the ranks' collectives expect.
 
 ``StepRecords`` is a mixin of ``RSIPO`` (``module.py``).
 """

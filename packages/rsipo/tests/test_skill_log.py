@@ -1,6 +1,6 @@
 """skills.jsonl: appended per step; on resume the rows after the resumed step are dropped."""
 
-from coevo.rsipo.records import SkillLog, read_skills
+from coevo.rsipo.skill_log import SkillLog, read_skills
 
 
 def test_append_and_truncate_on_resume(tmp_path):
