@@ -36,7 +36,7 @@ class ReportSettings:
     # rows: eval_in_distribution at each of these values of sizes.knob; [] : one row per split below
     sizes: list[int] = bounded([], ge=1)
     splits: list[str] = split_name(["eval_in_distribution", "eval_out_of_distribution"])
-    # label each size with its measured multiple of the context window (see coevo.rao.context)
+    # label each size with its measured multiple of the context window (see coevo.rao.context_window)
     context_multiples: bool = False
     num_tasks: int = bounded(20, ge=0)  # tasks per row and agent (0: no report; fast tests)
     batch_size: int = bounded(40, ge=1)  # trees played together

@@ -44,7 +44,7 @@ from coevo.core.env.protocol import Task
 from coevo.core.policy.saving import save_policy_folder
 from coevo.core.reporting import read_metrics
 from coevo.rao.config import RAOConfig
-from coevo.rao.context import base_size
+from coevo.rao.context_window import base_size
 from coevo.rao.credit import kept_trees, node_advantages, node_rewards
 from coevo.rao.evaluation import beyond_range, decoding_mode, evaluate_trees, scaled_env_factory
 from coevo.rao.expert import RecursiveExpert, flat_settings

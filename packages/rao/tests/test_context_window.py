@@ -7,7 +7,7 @@ from rao_script import PROMPT
 from rao_sums_env import SumsConfig, SumsEnv
 
 from coevo.core.policy.conversation import render_prompt
-from coevo.rao.context import base_size, fits_window
+from coevo.rao.context_window import base_size, fits_window
 
 
 def _factory(length):
