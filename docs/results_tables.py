@@ -162,11 +162,53 @@ def async_rollouts(root: Path, entry: str = "household") -> str:
         f"{record['date']}: `{_as_run_now(record['command'], 'bench.throughput.async_rollouts', entry)}`\n")
 
 
+# the held-out numbers a headline row shows, per algorithm (eval key, label): the first is the one its docs lead with
+HEADLINE_METRICS = {
+    "grpo": (("success", "sampled"), ("greedy/success", "greedy")),
+    "rsipo": (("success", "sampled"), ("greedy/success", "greedy")),
+    "evoheir": (("greedy/success", "greedy"), ("success", "sampled")),
+}
+
+
+def _change(values: list[float]) -> str:
+    """Mean ± sample sd in points (the sd needs two values)."""
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return f"{100 * mean:+.1f}"
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+    return f"{100 * mean:+.1f} ± {100 * sd:.1f}"
+
+
+def _wall(run: dict) -> str:
+    minutes, seconds = divmod(run["wall_seconds"], 60)
+    built = [what for what, key in (("venv", "venv_built"), ("warm start", "warm_start")) if run[key] in (True, "built")]
+    load = f"load {run['load_average_at_start'][0]:.1f} → {run['load_average_at_end'][1]:.1f}"  # 1-min, then 5-min
+    return f"{minutes} min {seconds:02d} s ({', '.join([*(b + ' built' for b in built), load])})"
+
+
+def headline_runs(root: Path) -> str:
+    """``make train ALGO=…`` with its defaults: per algorithm, thread count and metric, every seed's run."""
+    runs = [r for r in _record(root, "headline_runs")["entries"] if r["returncode"] == 0 and r["algo"] in HEADLINE_METRICS]
+    rows = []
+    for algo, metrics in HEADLINE_METRICS.items():
+        for threads in sorted({r["torch_threads"] for r in runs if r["algo"] == algo}):
+            group = sorted((r for r in runs if r["algo"] == algo and r["torch_threads"] == threads), key=lambda r: r["seed"])
+            for i, (key, label) in enumerate(metrics):
+                rows.append([f"`make train ALGO={algo}`" if i == 0 else "", label, str(threads),
+                             ", ".join(str(r["seed"]) for r in group),
+                             ", ".join(f"{100 * r['before'][key]:.1f} → {100 * r['after'][key]:.1f}" for r in group),
+                             _change([r["after"][key] - r["before"][key] for r in group]),
+                             ", ".join(_wall(r) for r in group) if i == 0 else ""])
+    return _rows(["command", "held-out success", "torch threads", "seeds", "before → after, % (per seed)",
+                  "change, points (mean ± sd)", "wall (per seed)"], rows)
+
+
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "async_rollouts_math": lambda root: async_rollouts(root, "math"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
+    "headline_runs": headline_runs,
 }
 
 

@@ -1,0 +1,100 @@
+"""The headline rows of the README: what ``make train ALGO=…`` gives, one entry per run, read from its run folder.
+
+Each run is a ``make train ALGO=<algo> ARGS="seed=<s> …"`` whose output went to a log file that starts with a
+line ``== <algo> seed <s> start <ISO time> load …`` and ends with ``== rc <rc> wall <seconds> s end …``
+(``bench/methods/headline_runs.sh`` writes such logs). This script reads each log, finds the run folder the run
+printed, and stores in the record everything a table needs: the command, the commit of the checkout it ran in,
+seed, torch threads, machine, date, wall time, whether the checkout was a fresh clone, and the held-out
+evaluations before and after training (every number of ``eval_before.json`` / ``eval_after.json``)::
+
+    bash bench/methods/headline_runs.sh CHECKOUT grpo:0 grpo:1 …     # plays the runs, one after another
+    python -m bench.methods.headline_runs CHECKOUT/hl-*.log --fresh-clone
+
+Each run is one entry of ``bench/methods/headline_runs.json``, named ``<algo>_s<seed>_t<threads>``: collecting
+a run again replaces its entry. ``docs/results_tables.py`` turns the record into the docs' headline table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from bench.records import save_entry
+
+RECORD = Path(__file__).with_suffix(".json")
+QUESTION = "what `make train ALGO=…` gives with its defaults, per seed and torch threads"
+START = re.compile(r"^== (?P<algo>\w+) seed (?P<seed>\d+) start (?P<date>\S+) load (?P<load>[\d. ]+)$")
+END = re.compile(r"^== rc (?P<rc>-?\d+) wall (?P<wall>\d+) s end (?P<end>\S+) load (?P<load>[\d. ]+)$")
+RUN_FOLDER = re.compile(r"TensorBoard logs: (?P<folder>\S+)/tb\b")
+WARM_START = re.compile(r"warm start: .*\((?P<state>building…|cached)\)")
+
+
+def _numbers(path: Path) -> dict[str, float]:
+    """Every numeric value of an evaluation summary (``eval_before.json`` / ``eval_after.json``)."""
+    data = json.loads(path.read_text()) if path.exists() else {}
+    return {k: v for k, v in data.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def _torch_threads(setting: object) -> int:
+    """What ``trainer.cpu_threads`` resolved to: ``auto`` is the usable cores of one process."""
+    return len(os.sched_getaffinity(0)) if setting in (None, "auto") else int(setting)
+
+
+def _commit(checkout: Path) -> str:
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def entry_of(log: Path, fresh_clone: bool) -> dict:
+    """One run's entry, from its log and the run folder the log names."""
+    lines = log.read_text(errors="replace").splitlines()
+    start, end = START.match(lines[0]), next((END.match(x) for x in reversed(lines) if END.match(x)), None)
+    if start is None or end is None:
+        raise SystemExit(f"{log}: not a finished headline log (first line '== <algo> seed …', last '== rc …')")
+    checkout = log.resolve().parent
+    text = "\n".join(lines)
+    folder = RUN_FOLDER.search(text.replace("\n", " "))
+    if folder is None:
+        raise SystemExit(f"{log}: the run printed no run folder (rc {end['rc']}); nothing to collect")
+    run = checkout / folder["folder"]
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    warm = WARM_START.search(text)
+    return {
+        "algo": start["algo"], "seed": int(start["seed"]),
+        "command": f"make train ALGO={start['algo']} ARGS=\"seed={start['seed']}\"",
+        "argv": [f"seed={start['seed']}"],
+        "torch_threads": _torch_threads(config.get("trainer", {}).get("cpu_threads")),
+        "commit": _commit(checkout), "fresh_clone": fresh_clone,
+        "warm_start": {"building…": "built", "cached": "cached"}.get(warm["state"]) if warm else None,
+        "venv_built": "pip install" in text,  # the first make target of a fresh clone sets up .venv
+        "date": start["date"], "wall_seconds": int(end["wall"]), "returncode": int(end["rc"]),
+        "load_average_at_start": [float(x) for x in start["load"].split()],  # 1, 5, 15 minutes
+        "load_average_at_end": [float(x) for x in end["load"].split()],
+        "machine": {"system": platform.system(), "machine": platform.machine(), "cores": os.cpu_count()},
+        "env": config.get("env", {}).get("name"),
+        "before": _numbers(run / "eval_before.json"), "after": _numbers(run / "eval_after.json"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("logs", nargs="+", type=Path)
+    parser.add_argument("--fresh-clone", action="store_true", help="the logs' checkout was cloned for these runs")
+    parser.add_argument("--record", type=Path, default=RECORD)
+    args = parser.parse_args()
+    for log in args.logs:
+        new = entry_of(log, args.fresh_clone)
+        name = f"{new['algo']}_s{new['seed']}_t{new['torch_threads']}"
+        save_entry(args.record, name, new, new.pop("argv"), QUESTION)
+        print(f"{log}: {name}, {new['wall_seconds']} s, rc {new['returncode']}")
+
+
+if __name__ == "__main__":
+    main()

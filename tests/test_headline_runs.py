@@ -1,0 +1,75 @@
+"""bench/methods/headline_runs.py reads a `make train` log and its run folder into a record entry, and
+docs/results_tables.py's ``headline_runs`` table states each seed and the spread (worked by hand below)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bench.methods import headline_runs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _tables_module():
+    spec = importlib.util.spec_from_file_location("results_tables", REPO / "docs" / "results_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fake_run(checkout: Path, seed: int, before: float, after: float, wall: int) -> Path:
+    """A checkout with the log and run folder a `make train ALGO=grpo ARGS=seed=<seed>` leaves behind."""
+    run = checkout / "runs" / f"grpo-household-{seed}"
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text(f"seed: {seed}\nenv:\n  name: household\ntrainer:\n  cpu_threads: 2\n")
+    (run / "eval_before.json").write_text(json.dumps({"success": before, "greedy/success": before, "note": "x"}))
+    (run / "eval_after.json").write_text(json.dumps({"success": after, "greedy/success": after + 0.1}))
+    log = checkout / f"hl-grpo-s{seed}.log"
+    log.write_text("\n".join([
+        f"== grpo seed {seed} start 2026-12-06T14:06:19 load 0.27 0.90 1.08",
+        ".venv/bin/python -m pip install -q -e packages/core",
+        "warm start: supervised fine-tuning on expert trajectories (building…)",
+        f"TensorBoard logs: runs/grpo-household-{seed}/tb   (tensorboard --logdir",
+        f"== rc 0 wall {wall} s end 2026-12-06T14:26:33 load 4.48 5.09 4.24"]) + "\n")
+    return log
+
+
+def test_an_entry_holds_the_command_settings_and_both_evaluations(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    entry = headline_runs.entry_of(_fake_run(tmp_path, 1, 0.25, 0.5, 1214), fresh_clone=True)
+    assert (entry["algo"], entry["seed"], entry["torch_threads"], entry["wall_seconds"]) == ("grpo", 1, 2, 1214)
+    assert entry["command"] == 'make train ALGO=grpo ARGS="seed=1"'
+    assert entry["before"] == {"success": 0.25, "greedy/success": 0.25}  # numbers only
+    assert entry["after"]["greedy/success"] == pytest.approx(0.6)
+    assert (entry["warm_start"], entry["venv_built"], entry["fresh_clone"]) == ("built", True, True)
+    assert entry["load_average_at_start"] == [0.27, 0.9, 1.08] and entry["load_average_at_end"][1] == 5.09
+
+
+def test_an_unfinished_log_is_refused_by_name(tmp_path):
+    log = _fake_run(tmp_path, 0, 0.25, 0.5, 10)
+    log.write_text(log.read_text().rsplit("== rc", 1)[0])
+    with pytest.raises(SystemExit, match="not a finished headline log"):
+        headline_runs.entry_of(log, fresh_clone=False)
+
+
+def test_the_table_shows_every_seed_and_the_spread(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
+    root = tmp_path / "repo"
+    (root / "bench").mkdir(parents=True)
+    entries = []
+    for seed, (before, after) in enumerate([(0.25, 0.5), (0.25, 0.35), (0.30, 0.40)]):
+        entry = headline_runs.entry_of(_fake_run(tmp_path / "clone", seed, before, after, 600 + seed), True)
+        entries.append({"entry": f"grpo_s{seed}_t2", "settings": {}, **entry})
+    (root / "bench" / "headline_runs.json").write_text(json.dumps({"entries": entries}))
+    table = _tables_module().headline_runs(root)
+    sampled = table.splitlines()[2]
+    # changes +25, +10, +10 points: mean 15, sample sd sqrt((100 + 25 + 25) / 2) = 8.66
+    assert "25.0 → 50.0, 25.0 → 35.0, 30.0 → 40.0" in sampled and "+15.0 ± 8.7" in sampled
+    assert "10 min 00 s (venv built, warm start built, load 0.3 → 5.1)" in sampled
+    greedy = table.splitlines()[3]
+    assert "| greedy | 2 | 0, 1, 2 |" in greedy and "+25.0 ± 8.7" in greedy
