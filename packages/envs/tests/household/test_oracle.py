@@ -129,7 +129,7 @@ def test_oracle_and_memory_modules_cannot_reach_the_hidden_state():
     import importlib
 
     hidden = {"world", "generation", "commands", "env", "wording"}
-    for name in ("oracle", "memory", "goals", "catalog"):
+    for name in ("oracle", "observation_memory", "goals", "catalog"):
         module = importlib.import_module(f"coevo.envs.household.{name}")
         tree = ast.parse(open(module.__file__).read())
         runtime_imports = [
