@@ -203,12 +203,32 @@ def headline_runs(root: Path) -> str:
                   "change, points (mean ± sd)", "wall (per seed)"], rows)
 
 
+def readme_headline(root: Path) -> str:
+    """The README's headline: per algorithm, its runs at the most torch threads recorded (the default here)."""
+    runs = [r for r in _record(root, "headline_runs")["entries"] if r["returncode"] == 0 and r["algo"] in HEADLINE_METRICS]
+    rows = []
+    for algo, ((key, label), (other, other_label)) in HEADLINE_METRICS.items():
+        mine = [r for r in runs if r["algo"] == algo]
+        if not mine:
+            continue
+        threads = max(r["torch_threads"] for r in mine)
+        group = sorted((r for r in mine if r["torch_threads"] == threads), key=lambda r: r["seed"])
+        befores = sorted({f"{100 * r['before'][key]:.1f}%" for r in group})
+        after = " / ".join(f"{100 * r['after'][key]:.1f}" for r in group)
+        rows.append([f"`make train ALGO={algo}`", f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)",
+                     f"{label} {', '.join(befores)} → {after}%", _change([r["after"][key] - r["before"][key] for r in group]),
+                     f"{other_label} {_change([r['after'][other] - r['before'][other] for r in group])}",
+                     f"{round(min(r['wall_seconds'] for r in group) / 60)}–{round(max(r['wall_seconds'] for r in group) / 60)} min"])
+    return _rows(["command", "seeds", "held-out success, before → after per seed", "change, points (mean ± sd)",
+                  "other", "wall"], rows)
+
+
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "async_rollouts_math": lambda root: async_rollouts(root, "math"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
-    "headline_runs": headline_runs,
+    "headline_runs": headline_runs, "readme_headline": readme_headline,
 }
 
 
