@@ -186,9 +186,26 @@ def _wall(run: dict) -> str:
     return f"{minutes} min {seconds:02d} s ({', '.join([*(b + ' built' for b in built), load])})"
 
 
+def _wall_range(group: list[dict]) -> str:
+    return f"{round(min(r['wall_seconds'] for r in group) / 60)}–{round(max(r['wall_seconds'] for r in group) / 60)} min"
+
+
+def _sizes(run: dict, agent: str) -> str:
+    """RAO's greedy held-out success of ``agent`` at each report size, e.g. ``100/95/90/65%``."""
+    return "/".join(f"{100 * row[agent]['success']:.0f}" for row in run["report"]) + "%"
+
+
+def _rao_summary(group: list[dict]) -> str:
+    """RAO's headline: recursive vs flat at every size (the window multiples), per seed."""
+    sizes = "/".join(str(row["short"]).split(" (")[-1].rstrip(")") for row in group[0]["report"])
+    return f"at {sizes}: " + "; ".join(f"recursive {_sizes(r, 'recursive')} vs flat {_sizes(r, 'flat')}" for r in group)
+
+
 def headline_runs(root: Path) -> str:
     """``make train ALGO=…`` with its defaults: per algorithm, thread count and metric, every seed's run."""
-    runs = [r for r in _record(root, "headline_runs")["entries"] if r["returncode"] == 0 and r["algo"] in HEADLINE_METRICS]
+    entries = [r for r in _record(root, "headline_runs")["entries"] if r["returncode"] == 0]
+    runs = [r for r in entries if r["algo"] in HEADLINE_METRICS]
+    rao_runs = [r for r in entries if r["algo"] == "rao" and r.get("report")]
     rows = []
     for algo, metrics in HEADLINE_METRICS.items():
         for threads in sorted({r["torch_threads"] for r in runs if r["algo"] == algo}):
@@ -199,6 +216,10 @@ def headline_runs(root: Path) -> str:
                              ", ".join(f"{100 * r['before'][key]:.1f} → {100 * r['after'][key]:.1f}" for r in group),
                              _change([r["after"][key] - r["before"][key] for r in group]),
                              ", ".join(_wall(r) for r in group) if i == 0 else ""])
+    for threads in sorted({r["torch_threads"] for r in rao_runs}):
+        group = sorted((r for r in rao_runs if r["torch_threads"] == threads), key=lambda r: r["seed"])
+        rows.append(["`make train ALGO=rao`", "greedy, recursive vs flat agent", str(threads),
+                     ", ".join(str(r["seed"]) for r in group), _rao_summary(group), "—", ", ".join(_wall(r) for r in group)])
     return _rows(["command", "held-out success", "torch threads", "seeds", "before → after, % (per seed)",
                   "change, points (mean ± sd)", "wall (per seed)"], rows)
 
@@ -218,7 +239,15 @@ def readme_headline(root: Path) -> str:
         rows.append([f"`make train ALGO={algo}`", f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)",
                      f"{label} {', '.join(befores)} → {after}%", _change([r["after"][key] - r["before"][key] for r in group]),
                      f"{other_label} {_change([r['after'][other] - r['before'][other] for r in group])}",
-                     f"{round(min(r['wall_seconds'] for r in group) / 60)}–{round(max(r['wall_seconds'] for r in group) / 60)} min"])
+                     _wall_range(group)])
+    rao = [r for r in _record(root, "headline_runs")["entries"] if r["algo"] == "rao" and r["returncode"] == 0
+           and r.get("report")]
+    if rao:
+        threads = max(r["torch_threads"] for r in rao)
+        group = sorted((r for r in rao if r["torch_threads"] == threads), key=lambda r: r["seed"])
+        rows.append(["`make train ALGO=rao`", f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)",
+                     "greedy " + _rao_summary(group), "—", "",
+                     _wall_range(group)])
     return _rows(["command", "seeds", "held-out success, before → after per seed", "change, points (mean ± sd)",
                   "other", "wall"], rows)
 

@@ -73,3 +73,23 @@ def test_the_table_shows_every_seed_and_the_spread(tmp_path):
     assert "10 min 00 s (venv built, warm start built, load 0.3 → 5.1)" in sampled
     greedy = table.splitlines()[3]
     assert "| greedy | 2 | 0, 1, 2 |" in greedy and "+25.0 ± 8.7" in greedy
+
+
+def test_rao_runs_show_recursive_against_flat_at_every_size(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
+    log = _fake_run(tmp_path / "clone", 0, 0.25, 0.5, 780)
+    log.write_text(log.read_text().replace("grpo seed", "rao seed"))
+    run = tmp_path / "clone" / "runs" / "grpo-household-0"
+    (run / "config.yaml").write_text("env:\n  name: longctx\nalgo:\n  report:\n    json: rao_report.json\n")
+    sizes = [(1, 1.0, 0.95), (2, 0.95, 0.2), (4, 0.9, 0.0), (8, 0.65, 0.0)]
+    (run / "rao_report.json").write_text(json.dumps([
+        {"label": f"x={m}", "short": f"{m} ({m}x)", "value": m, "make_env": None,
+         "recursive": {"success": rec, "tree/nodes": 3.0}, "flat": {"success": flat}} for m, rec, flat in sizes]))
+    entry = headline_runs.entry_of(log, fresh_clone=True)
+    assert [row["recursive"]["success"] for row in entry["report"]] == [1.0, 0.95, 0.9, 0.65]
+    root = tmp_path / "repo"
+    (root / "bench").mkdir(parents=True)
+    (root / "bench" / "headline_runs.json").write_text(json.dumps({"entries": [{"entry": "rao_s0_t2", **entry}]}))
+    tables = _tables_module()
+    expected = "at 1x/2x/4x/8x: recursive 100/95/90/65% vs flat 95/20/0/0%"
+    assert expected in tables.headline_runs(root) and expected in tables.readme_headline(root)

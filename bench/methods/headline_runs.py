@@ -36,10 +36,25 @@ RUN_FOLDER = re.compile(r"TensorBoard logs: (?P<folder>\S+)/tb\b")
 WARM_START = re.compile(r"warm start: .*\((?P<state>building…|cached)\)")
 
 
+def _numeric(data: dict) -> dict[str, float]:
+    return {k: v for k, v in data.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
 def _numbers(path: Path) -> dict[str, float]:
     """Every numeric value of an evaluation summary (``eval_before.json`` / ``eval_after.json``)."""
-    data = json.loads(path.read_text()) if path.exists() else {}
-    return {k: v for k, v in data.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return _numeric(json.loads(path.read_text())) if path.exists() else {}
+
+
+def _report_rows(run: Path, config: dict) -> list[dict] | None:
+    """RAO's report (``algo.report.json``): per size, its label and each agent's numbers (recursive, flat,
+    the warm start's "before"); ``None`` for an algorithm without one."""
+    name = ((config.get("algo") or {}).get("report") or {}).get("json")
+    path = run / name if name else None
+    if path is None or not path.exists():
+        return None
+    return [{"short": row.get("short"), "value": row.get("value"),
+             **{agent: _numeric(row[agent]) for agent in ("before", "recursive", "flat") if isinstance(row.get(agent), dict)}}
+            for row in json.loads(path.read_text())]
 
 
 def _torch_threads(setting: object) -> int:
@@ -80,6 +95,7 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
         "machine": {"system": platform.system(), "machine": platform.machine(), "cores": os.cpu_count()},
         "env": config.get("env", {}).get("name"),
         "before": _numbers(run / "eval_before.json"), "after": _numbers(run / "eval_after.json"),
+        "report": _report_rows(run, config),
     }
 
 
