@@ -81,7 +81,7 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
     run = checkout / folder["folder"]
     config = yaml.safe_load((run / "config.yaml").read_text())
     warm = WARM_START.search(text)
-    return {
+    entry = {
         "algo": start["algo"], "seed": int(start["seed"]),
         "command": f"make train ALGO={start['algo']} ARGS=\"seed={start['seed']}\"",
         "argv": [f"seed={start['seed']}"],
@@ -97,6 +97,12 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
         "before": _numbers(run / "eval_before.json"), "after": _numbers(run / "eval_after.json"),
         "report": _report_rows(run, config),
     }
+    summary = run / "evoheir_summary.json"  # EVOHEIR's own held-out line (greedy), round 0 and after the last round
+    if summary.exists():
+        rounds = json.loads(summary.read_text())
+        entry["before"]["rounds/heldout"] = rounds["heldout_round0"]
+        entry["after"]["rounds/heldout"] = rounds["rounds"][-1]["heldout"] if rounds["rounds"] else rounds["heldout_round0"]
+    return entry
 
 
 def main() -> None:
