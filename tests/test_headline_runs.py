@@ -93,3 +93,13 @@ def test_rao_runs_show_recursive_against_flat_at_every_size(tmp_path):
     tables = _tables_module()
     expected = "at 1x/2x/4x/8x: recursive 100/95/90/65% vs flat 95/20/0/0%"
     assert expected in tables.headline_runs(root) and expected in tables.readme_headline(root)
+
+
+def test_evoheir_runs_keep_its_own_held_out_line(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    log = _fake_run(tmp_path, 0, 0.25, 0.5, 278)
+    (tmp_path / "runs" / "grpo-household-0" / "evoheir_summary.json").write_text(json.dumps(
+        {"heldout_round0": 0.27, "rounds": [{"heldout": 0.34}, {"heldout": 0.32}]}))
+    entry = headline_runs.entry_of(log, fresh_clone=True)
+    assert (entry["before"]["rounds/heldout"], entry["after"]["rounds/heldout"]) == (0.27, 0.32)  # round 0, last round
+    assert entry["before"]["success"] == 0.25  # core's evaluation is kept beside it
