@@ -188,7 +188,8 @@ def _wall(run: dict) -> str:
 
 
 def _wall_range(group: list[dict]) -> str:
-    return f"{round(min(r['wall_seconds'] for r in group) / 60)}–{round(max(r['wall_seconds'] for r in group) / 60)} min"
+    low, high = (round(f(r["wall_seconds"] for r in group) / 60) for f in (min, max))
+    return f"{low} min" if low == high else f"{low}–{high} min"
 
 
 def _sizes(run: dict, agent: str) -> str:
