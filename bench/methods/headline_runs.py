@@ -11,7 +11,8 @@ evaluations before and after training (every number of ``eval_before.json`` / ``
     python -m bench.methods.headline_runs CHECKOUT/hl-*.log --fresh-clone
 
 Each run is one entry of ``bench/methods/headline_runs.json``, named ``<algo>_s<seed>_t<threads>``: collecting
-a run again replaces its entry. ``docs/results_tables.py`` turns the record into the docs' headline table.
+a run again replaces its entry. ``commit`` is the checkout's HEAD when the logs are collected: collect before
+moving it. ``docs/results_tables.py`` turns the record into the README's and the docs' headline tables.
 """
 
 from __future__ import annotations
