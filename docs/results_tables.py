@@ -203,58 +203,60 @@ def _rao_summary(group: list[dict]) -> str:
     return f"at {sizes}: " + "; ".join(f"recursive {_sizes(r, 'recursive')} vs flat {_sizes(r, 'flat')}" for r in group)
 
 
+def _headline_groups(root: Path) -> dict[tuple[str, int], list[dict]]:
+    """The finished headline runs by (algorithm, torch threads), each group in seed order; RAO's only with
+    its report, the others only where ``HEADLINE_METRICS`` says what to show."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for run in sorted(_record(root, "headline_runs")["entries"], key=lambda r: r["seed"]):
+        if run["returncode"] == 0 and (run["algo"] in HEADLINE_METRICS or (run["algo"] == "rao" and run.get("report"))):
+            groups.setdefault((run["algo"], run["torch_threads"]), []).append(run)
+    return groups
+
+
 def headline_runs(root: Path) -> str:
     """``make train ALGO=…`` with its defaults: per algorithm, thread count and metric, every seed's run."""
-    entries = [r for r in _record(root, "headline_runs")["entries"] if r["returncode"] == 0]
-    runs = [r for r in entries if r["algo"] in HEADLINE_METRICS]
-    rao_runs = [r for r in entries if r["algo"] == "rao" and r.get("report")]
+    groups = _headline_groups(root)
     rows = []
-    for algo, metrics in HEADLINE_METRICS.items():
-        for threads in sorted({r["torch_threads"] for r in runs if r["algo"] == algo}):
-            group = sorted((r for r in runs if r["algo"] == algo and r["torch_threads"] == threads), key=lambda r: r["seed"])
-            for i, (key, label) in enumerate(metrics):
-                rows.append([f"`make train ALGO={algo}`" if i == 0 else "", label, str(threads),
-                             ", ".join(str(r["seed"]) for r in group),
+    for algo in [*HEADLINE_METRICS, "rao"]:
+        for threads in sorted(t for a, t in groups if a == algo):
+            group = groups[algo, threads]
+            seeds, walls = ", ".join(str(r["seed"]) for r in group), ", ".join(_wall(r) for r in group)
+            if algo == "rao":
+                rows.append(["`make train ALGO=rao`", "greedy, recursive vs flat agent", str(threads), seeds,
+                             _rao_summary(group), "—", walls])
+                continue
+            for i, (key, label) in enumerate(HEADLINE_METRICS[algo]):
+                rows.append([f"`make train ALGO={algo}`" if i == 0 else "", label, str(threads), seeds,
                              ", ".join(f"{100 * r['before'][key]:.1f} → {100 * r['after'][key]:.1f}" for r in group),
-                             _change([r["after"][key] - r["before"][key] for r in group]),
-                             ", ".join(_wall(r) for r in group) if i == 0 else ""])
-    for threads in sorted({r["torch_threads"] for r in rao_runs}):
-        group = sorted((r for r in rao_runs if r["torch_threads"] == threads), key=lambda r: r["seed"])
-        rows.append(["`make train ALGO=rao`", "greedy, recursive vs flat agent", str(threads),
-                     ", ".join(str(r["seed"]) for r in group), _rao_summary(group), "—", ", ".join(_wall(r) for r in group)])
+                             _change([r["after"][key] - r["before"][key] for r in group]), walls if i == 0 else ""])
     return _rows(["command", "held-out success", "torch threads", "seeds", "before → after, % (per seed)",
                   "change, points (mean ± sd)", "wall (per seed)"], rows)
 
 
 def readme_headline(root: Path) -> str:
     """The README's headline: per algorithm, its runs at the most torch threads recorded (the default here)."""
-    runs = [r for r in _record(root, "headline_runs")["entries"] if r["returncode"] == 0 and r["algo"] in HEADLINE_METRICS]
+    groups = _headline_groups(root)
     rows = []
-    for algo, ((key, label), (other, other_label), *_) in HEADLINE_METRICS.items():
-        mine = [r for r in runs if r["algo"] == algo]
-        if not mine:
+    for algo in [*HEADLINE_METRICS, "rao"]:
+        threads = max((t for a, t in groups if a == algo), default=None)
+        if threads is None:
             continue
-        threads = max(r["torch_threads"] for r in mine)
-        group = sorted((r for r in mine if r["torch_threads"] == threads), key=lambda r: r["seed"])
+        group = groups[algo, threads]
+        seeds = f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)"
+        if algo == "rao":
+            rows.append(["`make train ALGO=rao`", seeds, "greedy " + _rao_summary(group), "—", "", _wall_range(group)])
+            continue
+        (key, label), (other, other_label) = HEADLINE_METRICS[algo][:2]
         if len({r["before"][key] for r in group}) == 1:  # one warm start, one evaluation: "33.3% → 47.1 / 44.2%"
             moves = f"{100 * group[0]['before'][key]:.1f}% → " + " / ".join(f"{100 * r['after'][key]:.1f}" for r in group)
         else:
             moves = " / ".join(f"{100 * r['before'][key]:.1f} → {100 * r['after'][key]:.1f}" for r in group)
-        rows.append([f"`make train ALGO={algo}`", f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)",
-                     f"{label} {moves}%", _change([r["after"][key] - r["before"][key] for r in group]),
+        rows.append([f"`make train ALGO={algo}`", seeds, f"{label} {moves}%",
+                     _change([r["after"][key] - r["before"][key] for r in group]),
                      f"{other_label} {_change([r['after'][other] - r['before'][other] for r in group])}",
-                     _wall_range(group)])
-    rao = [r for r in _record(root, "headline_runs")["entries"] if r["algo"] == "rao" and r["returncode"] == 0
-           and r.get("report")]
-    if rao:
-        threads = max(r["torch_threads"] for r in rao)
-        group = sorted((r for r in rao if r["torch_threads"] == threads), key=lambda r: r["seed"])
-        rows.append(["`make train ALGO=rao`", f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)",
-                     "greedy " + _rao_summary(group), "—", "",
                      _wall_range(group)])
     return _rows(["command", "seeds", "held-out success, before → after per seed", "change, points (mean ± sd)",
                   "other", "wall"], rows)
-
 
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
