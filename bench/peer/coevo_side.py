@@ -18,7 +18,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from coevo.core import registry
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.cli.components import engine_component, env_factory
 from coevo.core.config import build_component
 from coevo.core.policy.builders import load_pretrained
@@ -86,8 +86,8 @@ def beside_training(w: Workload, module, context: AlgorithmContext, batches: lis
         return []
     from coevo.core.callbacks.async_weight_push import AsyncWeightPush
     from coevo.core.cli.async_setup import async_driver
-    from coevo.core.rollout.async_rollouts import connect
     from coevo.core.rollout.async_settings import AsyncRolloutSettings, RaySettings, RolloutPlacement
+    from coevo.core.workers.async_rollouts import connect
 
     placement = RolloutPlacement(AsyncRolloutSettings(enabled=True, max_staleness=w.async_staleness, workers=1,
                                                       threads=w.threads), RaySettings())

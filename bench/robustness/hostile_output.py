@@ -8,7 +8,7 @@ checker, goal parser, ``fork`` and ``step`` that reads model text, times each ca
 the slowest time per parser. It fails (exit 1) when any call takes ``--limit`` seconds or more,
 or raises anything but ``ForkError`` where a fork is refused.
 
-It also measures the per-call overhead of the hard time bound (``coevo.core.bounded``): the mean
+It also measures the per-call overhead of the hard time bound (``coevo.core.time_bound``): the mean
 round trip of a trivial call through the worker process.
 
     python -m bench.robustness.hostile_output                       # 1 MB texts, limit 1 s
@@ -24,10 +24,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from coevo.core.bounded import call_bounded
 from coevo.core.env.actions import parse_action
 from coevo.core.env.protocol import ForkError
 from coevo.core.testing.hostile import SMALL_HOSTILE, hostile_texts
+from coevo.core.time_bound import call_bounded
 from coevo.envs.algebra.env import AlgebraEnv
 from coevo.envs.algebra.goals import parse_goal as algebra_goal
 from coevo.envs.algebra.parser import ExpressionSyntaxError, parse_expression

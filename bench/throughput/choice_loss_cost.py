@@ -24,9 +24,9 @@ import torch
 from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop, AgentSettings
 from coevo.core.agent.prompt import PromptSettings
-from coevo.core.algos.batching import micro_batches
-from coevo.core.algos.choice_batching import choice_micro_batches, chosen_logprobs
+from coevo.core.algos.choice_batching import chosen_logprobs
 from coevo.core.algos.grpo import episode_samples
+from coevo.core.algos.micro_batches import split_micro_batches
 from coevo.core.expert_data import collect_expert_examples, corpus_texts
 from coevo.core.policy.builders import TinyBuilder, TinyBuilderConfig
 from coevo.core.policy.logprobs import sequence_token_logprobs
@@ -36,14 +36,14 @@ BUDGET = 8192  # algo.micro_batch_tokens default
 
 
 def tokens_update(model, samples, pad_id) -> None:
-    for mb in micro_batches(samples, BUDGET, pad_id):
+    for mb in split_micro_batches(samples, BUDGET, pad_id):
         lp = sequence_token_logprobs(model, mb.input_ids, mb.attention_mask)  # [b, T]
         (-(lp * mb.agent_mask * mb.advantages).sum() / mb.agent_mask.sum()).backward()
 
 
 def softmax_update(model, samples, pad_id) -> None:
-    for group in choice_micro_batches(samples, BUDGET):
-        chosen = [samples[i] for i in group]
+    for mb in split_micro_batches(samples, BUDGET, pad_id):
+        chosen = mb.samples
         lp = chosen_logprobs(model, chosen, pad_id, "mean", 0.25)  # [b]
         adv = torch.tensor([s.advantage for s in chosen])
         (-(lp * adv).sum() / len(chosen)).backward()

@@ -1,9 +1,9 @@
 """The training step's hot kernels on recorded samples, timed with whichever coevo is importable.
 
 ``update``: GRPO's forward + backward over a step's samples, micro-batched as the GRPO module does
-(``micro_batches`` + ``sequence_token_logprobs`` for generated turns, ``choice_micro_batches`` +
-``chosen_logprobs`` for choice turns); ``score``: the ``hf`` engine scoring every turn's
-candidates, one agent-loop turn (32 prompts) per call. The code under test is whatever
+(``split_micro_batches`` + ``sequence_token_logprobs`` for generated turns, ``split_micro_batches`` +
+``chosen_logprobs`` for choice turns; an older checkout's own splitters where it has no
+``split_micro_batches``); ``score``: the ``hf`` engine scoring every turn's one agent-loop turn (32 prompts) per call. The code under test is whatever
 ``coevo.core`` the interpreter imports, so ``bench/throughput/hot_path_kernels.py`` can run this file with an
 older checkout first on ``PYTHONPATH`` and compare.
 """
@@ -18,8 +18,8 @@ import time
 
 import torch
 
-from coevo.core.algos import batching
-from coevo.core.algos.choice_batching import choice_micro_batches, chosen_logprobs
+from coevo.core.algos import batching, choice_batching
+from coevo.core.algos.choice_batching import chosen_logprobs
 from coevo.core.algos.losses import clipped_policy_gradient_loss
 from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.logprobs import sequence_token_logprobs
@@ -34,9 +34,24 @@ def _first_position(mb) -> int:
     return first(mb)
 
 
+def _groups(samples, budget, pad_id) -> list[list]:
+    """The samples of each micro-batch, split as the importable code splits them (``split_micro_batches``;
+    before it existed, ``batching.micro_batches`` and ``choice_batching.choice_micro_batches``)."""
+    if not samples:
+        return []
+    try:
+        from coevo.core.algos.micro_batches import split_micro_batches
+    except ImportError:
+        if hasattr(samples[0], "input_ids"):
+            return batching.micro_batches(samples, budget, pad_id)
+        return [[samples[i] for i in group] for group in choice_batching.choice_micro_batches(samples, budget)]
+    batches = split_micro_batches(samples, budget, pad_id)
+    return batches if hasattr(samples[0], "input_ids") else [mb.samples for mb in batches]
+
+
 def update_tokens(model, samples, pad_id, budget=8192) -> None:
     normalizer = float(sum(sum(s.agent_mask) for s in samples))
-    for mb in batching.micro_batches(samples, budget, pad_id):
+    for mb in _groups(samples, budget, pad_id):
         first = _first_position(mb)
         kwargs = {"first_position": first} if first != 1 else {}
         lp = sequence_token_logprobs(model, mb.input_ids, mb.attention_mask, 1.0, **kwargs)  # [b, T]
@@ -46,8 +61,7 @@ def update_tokens(model, samples, pad_id, budget=8192) -> None:
 
 
 def update_choices(model, samples, pad_id, budget=8192) -> None:
-    for group in choice_micro_batches(samples, budget):
-        chosen = [samples[i] for i in group]
+    for chosen in _groups(samples, budget, pad_id):
         lp = chosen_logprobs(model, chosen, pad_id, "sum", 1.0)  # [g]
         adv = torch.tensor([s.advantage for s in chosen])
         (-(lp * adv).sum() / len(samples)).backward()

@@ -16,28 +16,18 @@ CORE = Path(coevo.core.__file__).parent
 
 # Lowest first; each entry is a top-level module (without .py) or folder of coevo/core.
 LAYERS = [
-    ["__init__", "configs", "algorithm_contract", "fields", "registry", "bounded", "reporting", "openmp", "state"],
+    ["__init__", "configs", "algorithm_contract", "fields", "registry", "time_bound", "reporting", "openmp", "state"],
     ["config", "plugins", "env"],
-    ["policy", "data", "distributed", "progress"],
+    ["policy", "data", "distributed", "seeds", "progress"],
     ["rollout"],
     ["agent"],
+    ["workers"],
     ["algos", "evaluation", "expert_data", "serve"],
     ["warmstart", "callbacks"],
     ["cli"],
-    ["memory", "testing", "builtin"],
+    ["memory_planner", "testing", "builtin"],
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
-
-# Imports that break the order today (file, the layer it reaches up to): the batch player and the
-# rollout worker drive the agent loop, and the batch seeds live in algos/rollout_module.py, which
-# itself builds batch players. Untangling them moves code between rollout/, agent/ and algos/; until
-# then they are listed here, and an entry that no longer breaks the order must be struck off.
-KNOWN_VIOLATIONS = {
-    ("rollout/batch_player.py", "agent"),
-    ("rollout/batch_player.py", "algos"),
-    ("rollout/worker.py", "agent"),
-}
-
 
 def _top(path: Path) -> str:
     """The top-level module or folder of coevo/core a file belongs to."""
@@ -67,9 +57,9 @@ def _imported_tops(tree: ast.AST, path: Path):
                     yield node.lineno, name if name in LAYER else "__init__"
 
 
-def _violations() -> tuple[list[str], set[tuple[str, str]], list[str]]:
-    """(messages of imports that break the order, their (file, layer) keys, files of no layer)."""
-    messages, keys, unplaced = [], set(), []
+def _violations() -> tuple[list[str], list[str]]:
+    """(messages of imports that break the order, files of no layer)."""
+    messages, unplaced = [], []
     for path in sorted(CORE.rglob("*.py")):
         rel = path.relative_to(CORE).as_posix()
         top = _top(path)
@@ -79,26 +69,19 @@ def _violations() -> tuple[list[str], set[tuple[str, str]], list[str]]:
         for line, target in _imported_tops(ast.parse(path.read_text(), rel), path):
             if target not in LAYER:
                 unplaced.append(f"{target} (imported by {rel}:{line})")
-            elif LAYER[target] > LAYER[top] and (rel, target) not in KNOWN_VIOLATIONS:
-                messages.append(f"{rel}:{line} (layer {LAYER[top]}, {top}) imports {target} (layer {LAYER[target]})")
             elif LAYER[target] > LAYER[top]:
-                keys.add((rel, target))
-    return messages, keys, unplaced
+                messages.append(f"{rel}:{line} (layer {LAYER[top]}, {top}) imports {target} (layer {LAYER[target]})")
+    return messages, unplaced
 
 
 def test_every_module_has_a_layer():
-    _, _, unplaced = _violations()
+    _, unplaced = _violations()
     assert not unplaced, f"give these a layer in LAYERS and in packages/core/README.md: {unplaced}"
 
 
 def test_no_lower_layer_imports_a_higher_one():
-    messages, _, _ = _violations()
+    messages, _ = _violations()
     assert not messages, "imports against core's layer order (packages/core/README.md):\n" + "\n".join(messages)
-
-
-def test_known_violations_are_still_violations():
-    _, keys, _ = _violations()
-    assert KNOWN_VIOLATIONS <= keys, f"no longer break the order, strike them off: {KNOWN_VIOLATIONS - keys}"
 
 
 def test_the_check_sees_imports_inside_functions():

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from coevo.evoheir.archive import Archive
-from coevo.evoheir.records import Record, qualify
+from coevo.evoheir.experience import Record, qualify
 
 
 def rec(q, a="6", ref=None, rnd=1, src="b1", kind="word_problem"):

@@ -10,8 +10,8 @@ from conftest import FAST_MATH
 from coevo.core.cli import train
 from coevo.core.config import ConfigError
 from coevo.evoheir.archive import Archive
+from coevo.evoheir.experience import Record
 from coevo.evoheir.math_env import generate_problem, task_seed
-from coevo.evoheir.records import Record
 from coevo.evoheir.sequential import SequentialTest
 from coevo.evoheir.threshold import decision_delta
 

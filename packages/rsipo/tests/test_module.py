@@ -7,7 +7,7 @@ import torch
 from coevo.core import registry
 from coevo.core.agent.loop import AgentSettings
 from coevo.core.algos.advantages import broadcast, turn_advantages
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO, GRPOConfig
 from coevo.core.algos.micro_batches import loss_normalizer, split_micro_batches
 from coevo.core.config import ConfigError

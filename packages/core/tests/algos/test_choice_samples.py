@@ -6,8 +6,9 @@ from __future__ import annotations
 import torch
 
 from coevo.core.agent.loop import AgentLoop, AgentSettings
-from coevo.core.algos.choice_batching import ChoiceSample, choice_micro_batches, chosen_logprobs
+from coevo.core.algos.choice_batching import ChoiceSample, chosen_logprobs
 from coevo.core.algos.grpo import episode_samples
+from coevo.core.algos.micro_batches import split_micro_batches
 from coevo.core.rollout.hf_engine import HFEngine, HFEngineConfig
 from coevo.core.testing.boxes_env import BoxesConfig, BoxesEnv
 
@@ -42,7 +43,7 @@ def test_choice_micro_batches_respect_the_budget():
     samples = [ChoiceSample([1] * n, [[2, 3]] * k, 0) for n, k in [(10, 3), (4, 2), (30, 5), (8, 1)]]
     costs = [s.cost for s in samples]
     assert costs == [10 + 3 * 2, 4 + 2 * 2, 30 + 5 * 2, 8 + 2]
-    groups = choice_micro_batches(samples, max_tokens=20)
+    groups = [mb.indices for mb in split_micro_batches(samples, max_tokens=20, pad_id=0)]
     assert sorted(i for g in groups for i in g) == [0, 1, 2, 3]
     for group in groups:
         assert len(group) == 1 or len(group) * max(costs[i] for i in group) <= 20  # padded tokens

@@ -16,9 +16,9 @@ from coevo.core.algos.dynamic_sampling import (
     sample_informative_groups,
 )
 from coevo.core.algos.grpo import GRPOConfig
-from coevo.core.algos.rollout_module import step_seed
 from coevo.core.data.rollout_datamodule import task_batch
 from coevo.core.env.protocol import Task
+from coevo.core.seeds import step_seed
 from coevo.core.testing.boxes_env import BoxesEnv
 from coevo.core.testing.gloo import run_on_ranks
 

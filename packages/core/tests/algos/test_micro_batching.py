@@ -7,7 +7,8 @@ import random
 import pytest
 import torch
 
-from coevo.core.algos.batching import Sample, collate_samples, first_response_position, micro_batches
+from coevo.core.algos.batching import Sample, collate_samples, first_response_position
+from coevo.core.algos.micro_batches import split_micro_batches
 
 PAD = 0
 
@@ -21,7 +22,7 @@ def _sample(n: int, tag: int, n_prompt: int = 1, advantage: float = 0.0, with_lp
 
 def test_hand_worked_packing():
     samples = [_sample(5, 0), _sample(2, 1), _sample(7, 2), _sample(3, 3)]
-    batches = micro_batches(samples, max_tokens=10, pad_id=PAD)
+    batches = split_micro_batches(samples, max_tokens=10, pad_id=PAD)
     # sorted by length: #1 (2), #3 (3), #0 (5), #2 (7)
     # [#1, #3] → 3 x 2 = 6 <= 10; adding #0 → 5 x 3 = 15 > 10; [#0, #2] → 7 x 2 = 14 > 10
     assert [b.indices for b in batches] == [[1, 3], [0], [2]]
@@ -32,7 +33,7 @@ def test_hand_worked_packing():
 
 def test_right_padding_and_masks():
     samples = [_sample(4, 0, n_prompt=2, advantage=0.5), _sample(2, 1, n_prompt=1, advantage=-1.5, with_lp=False)]
-    (batch,) = micro_batches(samples, max_tokens=100, pad_id=PAD)
+    (batch,) = split_micro_batches(samples, max_tokens=100, pad_id=PAD)
     assert batch.indices == [1, 0]  # shortest first
     assert batch.input_ids.tolist() == [[101, 102, PAD, PAD], [1, 2, 3, 4]]
     assert batch.attention_mask.tolist() == [[1, 1, 0, 0], [1, 1, 1, 1]]
@@ -45,7 +46,7 @@ def test_right_padding_and_masks():
 
 def test_a_sample_longer_than_the_budget_gets_its_own_batch():
     samples = [_sample(3, 0), _sample(12, 1), _sample(3, 2)]
-    batches = micro_batches(samples, max_tokens=8, pad_id=PAD)
+    batches = split_micro_batches(samples, max_tokens=8, pad_id=PAD)
     # [#0, #2] → 3 x 2 = 6 <= 8; #1 alone (12 tokens, it cannot be split)
     assert [b.indices for b in batches] == [[0, 2], [1]]
 
@@ -55,7 +56,7 @@ def test_random_samples_are_covered_exactly_once_within_budget(seed):
     rng = random.Random(seed)
     samples = [_sample(rng.randint(2, 20), tag) for tag in range(40)]
     max_tokens = 64
-    batches = micro_batches(samples, max_tokens=max_tokens, pad_id=PAD)
+    batches = split_micro_batches(samples, max_tokens=max_tokens, pad_id=PAD)
     indices = [i for b in batches for i in b.indices]
     assert sorted(indices) == list(range(40))
     for b in batches:
@@ -70,7 +71,7 @@ def test_random_samples_are_covered_exactly_once_within_budget(seed):
 
 
 def test_empty_input_gives_no_batches():
-    assert micro_batches([], max_tokens=10, pad_id=PAD) == []
+    assert split_micro_batches([], max_tokens=10, pad_id=PAD) == []
 
 
 def test_collate_keeps_given_indices():

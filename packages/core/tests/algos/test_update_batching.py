@@ -7,8 +7,9 @@ import random
 
 import torch
 
-from coevo.core.algos.batching import Sample, collate_samples, first_response_position, micro_batches
+from coevo.core.algos.batching import Sample, collate_samples, first_response_position
 from coevo.core.algos.losses import clipped_policy_gradient_loss
+from coevo.core.algos.micro_batches import split_micro_batches
 from coevo.core.policy.logprobs import sequence_token_logprobs
 
 
@@ -39,7 +40,7 @@ def test_buckets_and_first_position_match_one_full_batch(fresh_tiny_model, token
     model = fresh_tiny_model.train()
     samples = _samples(len(tokenizer))
     normalizer = float(sum(sum(s.agent_mask) for s in samples))
-    buckets = micro_batches(samples, max_tokens=400, pad_id=tokenizer.pad_token_id)
+    buckets = split_micro_batches(samples, max_tokens=400, pad_id=tokenizer.pad_token_id)
     assert len(buckets) > 1  # the long prompts are split off
     one = [collate_samples(samples, list(range(len(samples))), tokenizer.pad_token_id)]
     expected_loss, expected_grads = _loss_and_grads(model, one, normalizer, lambda mb: 1)

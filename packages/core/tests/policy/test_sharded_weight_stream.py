@@ -1,5 +1,5 @@
 """The unit-by-unit weight stream of an FSDP-sharded policy over two real gloo processes
-(``coevo.core.rollout.sharded_weights``): after an optimizer step, on both ranks, the streamed
+(``coevo.core.rollout.sharded_export``): after an optimizer step, on both ranks, the streamed
 ``(name, tensor)`` pairs equal ``export_weights`` of the same weights unsharded (full fine-tuning
 with tied embeddings, and LoRA merged), at most one FSDP unit is unsharded while a pair is
 consumed, and the per-unit safetensors folder reloads into the same weights."""
@@ -48,8 +48,8 @@ def _rank(rank: int, store_path: str, folder: str, results) -> None:
     from torch.distributed.fsdp.wrap import ModuleWrapPolicy
     from transformers.models.qwen2.modeling_qwen2 import Qwen2DecoderLayer
 
-    from coevo.core.rollout.sharded_weights import save_sharded_folder, stream_full_weights
-    from coevo.core.rollout.weights import export_weights
+    from coevo.core.rollout.sharded_export import save_sharded_folder, stream_full_weights
+    from coevo.core.rollout.weight_export import export_weights
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2)

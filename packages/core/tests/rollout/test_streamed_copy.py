@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from coevo.core.config import ConfigError
-from coevo.core.rollout.sharded_weights import StreamedCopy
+from coevo.core.rollout.sharded_export import StreamedCopy
 
 NEEDS_FULL_COPY = "'rollout.name': rollout=vllm keeps no full copy .* 2 processes.*rollout=hf"
 

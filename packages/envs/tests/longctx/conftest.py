@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import settings
 
-from coevo.envs.longctx.records import Document, Record
+from coevo.envs.longctx.document import Document, Record
 
 settings.register_profile("coevo-envs", database=None)
 settings.load_profile("coevo-envs")

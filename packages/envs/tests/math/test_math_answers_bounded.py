@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coevo.core import bounded
+from coevo.core import time_bound
 from coevo.core.testing.hostile import SMALL_HOSTILE, hostile_texts, timed
 from coevo.envs.math import answers
 from coevo.envs.math.answers import answers_match, extract_boxed
@@ -44,10 +44,10 @@ def test_the_bound_holds_in_a_thread():
 
 
 def test_a_comparison_that_runs_out_of_time_does_not_match_and_the_next_one_works(monkeypatch):
-    timeouts = bounded.stats["timeouts"]
+    timeouts = time_bound.stats["timeouts"]
     monkeypatch.setattr(answers, "VERIFY_TIMEOUT_S", 1e-6)  # no comparison can finish in a microsecond
     assert not answers_match("\\frac{1}{2}", "0.5")
-    assert bounded.stats["timeouts"] == timeouts + 1
+    assert time_bound.stats["timeouts"] == timeouts + 1
     monkeypatch.setattr(answers, "VERIFY_TIMEOUT_S", 60.0)  # the replacement worker starts, then answers
     assert answers_match("\\frac{1}{2}", "0.5")
 

@@ -8,7 +8,7 @@ import os
 import pytest
 import torch
 
-from coevo.core.rollout.async_rollouts import LOOPBACK_NODE
+from coevo.core.workers.async_rollouts import LOOPBACK_NODE
 
 os.environ.setdefault(LOOPBACK_NODE, "0")  # before Ray is imported: the local instance on loopback only
 ray = pytest.importorskip("ray")

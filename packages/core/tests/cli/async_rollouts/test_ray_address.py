@@ -11,7 +11,7 @@ pytest.importorskip("ray")
 
 SCRIPT = """
 from coevo.core.config import ConfigError
-from coevo.core.rollout.async_rollouts import connect
+from coevo.core.workers.async_rollouts import connect
 from coevo.core.rollout.async_settings import RaySettings
 try:
     connect(RaySettings(address="127.0.0.1:9", connect_timeout_s=5.0))  # loopback, nothing listens there

@@ -18,8 +18,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from coevo.evoheir.experience import Record, normalise_question, qualify
 from coevo.evoheir.math_env import answers_match
-from coevo.evoheir.records import Record, normalise_question, qualify
 
 
 class Archive:

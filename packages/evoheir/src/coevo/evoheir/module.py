@@ -59,7 +59,7 @@ from tqdm.auto import tqdm
 
 from coevo.core import distributed as dist
 from coevo.core import registry
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.rollout_module import RolloutModule
 from coevo.core.config import ConfigError
 from coevo.core.evaluation import evaluate
@@ -68,6 +68,7 @@ from coevo.evoheir.archive import Archive
 from coevo.evoheir.audit import summarize_audit
 from coevo.evoheir.compute import ComputeMeter
 from coevo.evoheir.config import EvoHeirConfig
+from coevo.evoheir.experience import Record, qualify
 from coevo.evoheir.hosts import HOSTS
 from coevo.evoheir.hosts.objective import episode_tokens
 from coevo.evoheir.math_env import MathEnv
@@ -83,7 +84,6 @@ from coevo.evoheir.paired import (
     success_per_item,
 )
 from coevo.evoheir.pools import IndexRegion, PoolLedger, require_unbounded_train
-from coevo.evoheir.records import Record, qualify
 from coevo.evoheir.recovery import RecoveryOutcome, recover
 from coevo.evoheir.report import plot_rounds, round_line
 from coevo.evoheir.scout_warmup import warm_up_scout

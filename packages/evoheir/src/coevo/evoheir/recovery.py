@@ -12,7 +12,7 @@
 Sharded over ranks (``trainer=fsdp``): the teachers and the student work on the rollout replica
 (``full_model``: θ_sel's full weights on every rank, no collective), every rank on the same records
 with the same seeds; the student's deltas are added to the sharded policy unit by unit
-(``coevo.core.policy.full_weights``), so each rank keeps its own shards of S_t^+.
+(``coevo.core.policy.weight_deltas``), so each rank keeps its own shards of S_t^+.
 4. Recovery gain: greedy success on the same questions after minus before (a training-set
    diagnostic; Confirm judges on fresh items).
 """
@@ -28,14 +28,14 @@ from coevo.core.agent.loop import AgentLoop, AgentSettings
 from coevo.core.agent.prompt import build_messages, opening
 from coevo.core.fields import bounded, free_text
 from coevo.core.policy.conversation import render_prompt
-from coevo.core.policy.full_weights import add_to_weights
 from coevo.core.policy.lora import LoraSettings, apply_lora, is_peft
-from coevo.core.rollout.weights import lora_deltas
+from coevo.core.policy.weight_deltas import add_to_weights
+from coevo.core.rollout.weight_export import lora_deltas
 from coevo.core.state.snapshot import trainable_weights
+from coevo.evoheir.experience import Record
 from coevo.evoheir.math_env import MathEnv, Problem
 from coevo.evoheir.paired import evaluation_guard
 from coevo.evoheir.proposed_env import proposed_envs
-from coevo.evoheir.records import Record
 from coevo.evoheir.recovery_loss import record_forward_kl, recovery_loss
 
 

@@ -7,7 +7,7 @@
   generator writes (``Compute $expr$.``, ``Solve for $x$: $a x + b = c$.``); other problems are
   not verifiable and get no label. A Scout writes the expression, so it is hostile input: one
   that could build a huge value (``coevo.envs.math.cost``: ``9^{9^{9}}``) gets no label at once,
-  and the computation runs in ``coevo.core.bounded``'s worker, killed after
+  and the computation runs in ``coevo.core.time_bound``'s worker, killed after
   ``LABEL_TIMEOUT_S`` seconds (no label), in any thread.
 """
 
@@ -17,7 +17,7 @@ import re
 
 import sympy
 
-from coevo.core.bounded import call_bounded
+from coevo.core.time_bound import call_bounded
 from coevo.evoheir.math_env import (
     MAX_PROBLEM_CHARS,
     VERIFY_TIMEOUT_S,

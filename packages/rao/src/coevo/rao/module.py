@@ -36,13 +36,13 @@ from rich.console import Console
 
 from coevo.core import distributed as dist
 from coevo.core import registry
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
-from coevo.core.algos.rollout_module import rank_seed, step_seed
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
 from coevo.core.policy.saving import save_policy_folder
 from coevo.core.reporting import read_metrics
+from coevo.core.seeds import rank_seed, step_seed
 from coevo.rao.config import RAOConfig
 from coevo.rao.context_window import base_size
 from coevo.rao.credit import kept_trees, node_advantages, node_rewards

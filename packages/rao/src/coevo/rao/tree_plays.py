@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from coevo.core.agent.batch_player import BatchPlayer, batch_seed
 from coevo.core.agent.groups import expand_groups, seeded_generator
 from coevo.core.agent.loop import AgentLoop, AgentSettings
 from coevo.core.env.protocol import Environment, Task
-from coevo.core.rollout.batch_player import BatchPlayer, batch_seed
 from coevo.rao.evaluation import play_trees
 from coevo.rao.settings import RecursionSettings
 from coevo.rao.tree import Tree

@@ -32,7 +32,7 @@ from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.types import Episode
 from coevo.core.algos.advantages import broadcast, turn_advantages
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.grpo import GRPO
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task

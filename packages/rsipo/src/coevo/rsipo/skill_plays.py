@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import torch
 
+from coevo.core.agent.batch_player import BatchPlayer, batch_seed
 from coevo.core.agent.groups import play_groups
 from coevo.core.agent.loop import AgentLoop
 from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Environment, Task
-from coevo.core.rollout.batch_player import BatchPlayer, batch_seed
 from coevo.rsipo.config import RSIPOConfig
 from coevo.rsipo.gain import split_group
 from coevo.rsipo.hindsight import expert_direct_path, hindsight_skill

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from coevo.core import registry
 from coevo.core.agent.loop import AgentLoop, summarize
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.optim import OptimSettings
 from coevo.core.algos.rollout_module import RolloutModule
 from coevo.core.config import ConfigError

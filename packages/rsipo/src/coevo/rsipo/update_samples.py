@@ -17,7 +17,7 @@ import torch
 
 from coevo.core.agent.types import Episode
 from coevo.core.algos.batching import Sample
-from coevo.core.algos.rollout_module import rank_seed, step_seed
+from coevo.core.seeds import rank_seed, step_seed
 from coevo.rsipo.samples import turn_sample
 from coevo.rsipo.skill_lifecycle import SkillStep
 from coevo.rsipo.skill_plays import OPSD_TURNS_SALT

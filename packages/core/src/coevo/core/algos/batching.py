@@ -2,7 +2,7 @@
 
 A ``Sample`` is one sequence whose response (agent) tokens are trained; a ``TokenMicroBatch`` holds
 several of them padded to one width and computes their per-token log-probabilities under a model.
-Samples are sorted by length and cut where that saves padding (``buckets.padded_buckets``).
+``micro_batches.split_micro_batches`` sorts samples by length and cuts where that saves padding.
 The common interface of token and choice micro-batches is ``micro_batches.py``.
 """
 
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from coevo.core.data.buckets import padded_buckets
 from coevo.core.policy.logprobs import sequence_token_logprobs
 
 if TYPE_CHECKING:
@@ -88,13 +87,6 @@ class TokenMicroBatch:
             if sample.tis_weights is not None:
                 out[row, : len(sample.tis_weights)] = torch.tensor(sample.tis_weights, dtype=out.dtype)
         return out
-
-
-def micro_batches(samples: list[Sample], max_tokens: int, pad_id: int) -> list[TokenMicroBatch]:
-    """Micro-batches of at most ``max_tokens`` padded tokens (one longer sample goes alone),
-    grouped by length with the least padding."""
-    groups = padded_buckets([len(s.input_ids) for s in samples], max_tokens)
-    return [collate_samples([samples[j] for j in group], group, pad_id) for group in groups]
 
 
 def first_response_position(batch: TokenMicroBatch) -> int:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from coevo.core.data.buckets import padded_buckets
 from coevo.core.policy.candidates import candidate_scores, choice_log_softmax, packed_candidate_token_logprobs
 
 if TYPE_CHECKING:
@@ -88,12 +87,6 @@ class ChoiceMicroBatch:
     def tis_weights(self) -> torch.Tensor:  # [b, 1]
         """The picks' stored truncated importance weights (1 where none is stored)."""
         return torch.tensor([[1.0 if s.tis_weight is None else s.tis_weight] for s in self.samples])
-
-
-def choice_micro_batches(samples: list[ChoiceSample], max_tokens: int) -> list[list[int]]:
-    """Indices of ``samples`` grouped by packed length with the least padding, each group at most
-    ``max_tokens`` padded tokens (``count x longest``; one longer sample goes alone)."""
-    return padded_buckets([s.cost for s in samples], max_tokens)
 
 
 def chosen_logprobs(

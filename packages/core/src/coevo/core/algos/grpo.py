@@ -33,9 +33,9 @@ from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.types import Episode
 from coevo.core.algos.advantages import broadcast, turn_advantages
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.batching import Sample
 from coevo.core.algos.choice_batching import ChoiceSample
-from coevo.core.algos.context import AlgorithmContext
 from coevo.core.algos.dynamic_sampling import (
     DynamicSamplingSettings,
     refill_seed,
@@ -54,11 +54,12 @@ from coevo.core.algos.micro_batches import (
 )
 from coevo.core.algos.off_policy import OffPolicySettings, TISStats, tis_weights
 from coevo.core.algos.optim import OptimSettings
-from coevo.core.algos.rollout_module import RolloutModule, step_seed
+from coevo.core.algos.rollout_module import RolloutModule
 from coevo.core.env.protocol import Task
 from coevo.core.fields import bounded, check_instance, choice, registry_name
 from coevo.core.policy.lora import ReferencePolicy
 from coevo.core.rollout.sync_check import SyncCheck
+from coevo.core.seeds import step_seed
 
 CHOICE_LOSSES = ("softmax", "tokens")
 

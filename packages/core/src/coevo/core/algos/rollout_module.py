@@ -30,10 +30,11 @@ from lightning.pytorch.strategies import FSDPStrategy
 
 from coevo.core import distributed as dist
 from coevo.core import registry
+from coevo.core.agent.batch_player import BatchPlayer, GroupPlayer
 from coevo.core.agent.groups import play_groups
 from coevo.core.agent.loop import AgentLoop, summarize
 from coevo.core.agent.types import Episode
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.optim import OptimSettings, build_optimizer
 from coevo.core.data.rollout_datamodule import TaskBatchRef
 from coevo.core.env.protocol import Task
@@ -48,18 +49,7 @@ from coevo.core.policy.sharding import (
     sharded_over_ranks,
     unwrap_sharded,
 )
-from coevo.core.rollout.batch_player import BatchPlayer, GroupPlayer
-
-
-def step_seed(seed: int, step: int) -> int:
-    """A distinct, reproducible seed per (run seed, step)."""
-    return (seed * 1_000_003 + step * 7_919 + 17) % (2**31 - 1)
-
-
-def rank_seed(seed: int) -> int:
-    """``seed`` on rank 0 (a one-process run is unchanged); a distinct stream on every other rank."""
-    r = dist.rank()
-    return seed if r == 0 else (seed + r * 104_729 + 1) % (2**31 - 1)
+from coevo.core.seeds import rank_seed, step_seed
 
 
 class RolloutModule(L.LightningModule):
@@ -68,7 +58,7 @@ class RolloutModule(L.LightningModule):
     # need the hf engine's full copy (``no_grad_policy``); other engines are refused before any work
     full_weight_forwards = False
     # True: every step's batch is played by ``rollout()`` with the step's default seed, so Ray workers
-    # may play it beside training (rollout.async.enabled; coevo.core.rollout.async_rollouts)
+    # may play it beside training (rollout.async.enabled; coevo.core.workers.async_rollouts)
     plays_async = False
 
     @classmethod
@@ -161,7 +151,7 @@ class RolloutModule(L.LightningModule):
         return self._envs[:n]
 
     def batch_player(self) -> BatchPlayer:
-        """What is played for each step batch (``coevo.core.rollout.batch_player``): ``group_size``
+        """What is played for each step batch (``coevo.core.agent.batch_player``): ``group_size``
         episodes of every task. An algorithm whose step plays more overrides it; the same object plays
         in this process (synchronous rollouts) and, shipped to each Ray worker, beside training."""
         return GroupPlayer(self.context.make_env, self.group_size, self.context.seed)
@@ -211,7 +201,7 @@ class RolloutModule(L.LightningModule):
         self._rollout_seconds = time.perf_counter() - start
         return episodes
 
-    # -- rollouts beside training (rollout.async; coevo.core.rollout.async_rollouts) -------------
+    # -- rollouts beside training (rollout.async; coevo.core.workers.async_rollouts) -------------
     def use_async_rollouts(self, rollouts) -> None:
         """Take this run's step batches from ``rollouts`` (an ``AsyncRollouts``) instead of playing them."""
         self.async_rollouts = rollouts

@@ -2,7 +2,7 @@
 work, otherwise), the stale-policy correction it turns on, and the driver it hands the algorithm.
 
 What runs asynchronously now: algorithms whose step plays are one batch player's
-(``plays_async``; ``coevo.core.rollout.batch_player``): GRPO and the policy-gradient family (every
+(``plays_async``; ``coevo.core.agent.batch_player``): GRPO and the policy-gradient family (every
 ``algo.advantage`` and ``algo.loss``), the RSIPO family (students, written skills and replays) and
 RAO (its recursion trees; without the trained flat baseline), without dynamic sampling, one trainer
 process, the ``hf`` engine in the workers, no callback that judges the current weights (HEIRCOMMIT).
@@ -73,7 +73,7 @@ def stale_policy_correction(placement: RolloutPlacement, algo_cfg, say) -> None:
 def async_driver(placement: RolloutPlacement, context, module, tasks_for, threads: int):
     """The Ray workers' driver for this run: batch ``k`` is ``tasks_for(k)``, played by ``module``'s
     batch player (the object that plays it in this process when rollouts are synchronous)."""
-    from coevo.core.rollout.async_rollouts import AsyncRollouts
+    from coevo.core.workers.async_rollouts import AsyncRollouts
 
     return AsyncRollouts(placement, context.model, context.tokenizer, module.player, context.agent,
                          context.engine_name, context.engine_config, tasks_for, threads)

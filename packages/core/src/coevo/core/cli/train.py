@@ -33,7 +33,7 @@ from coevo.core import distributed as dist
 from coevo.core import registry
 from coevo.core.agent.loop import summarize
 from coevo.core.algorithm_contract import ExpertSourceProvider
-from coevo.core.algos.context import AlgorithmContext
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.callbacks.async_weight_push import AsyncWeightPush
 from coevo.core.callbacks.atomic_checkpoint_io import AtomicCheckpointIO
 from coevo.core.callbacks.metrics_history import MetricsHistory
@@ -60,9 +60,9 @@ from coevo.core.policy.builders import load_pretrained
 from coevo.core.policy.lora import apply_lora
 from coevo.core.progress import activity
 from coevo.core.reporting import plot_training, success_table
-from coevo.core.rollout.async_rollouts import connect
 from coevo.core.rollout.async_settings import split_rollout_node
 from coevo.core.warmstart import check_compiler, warm_start
+from coevo.core.workers.async_rollouts import connect
 
 log = logging.getLogger("coevo.train")
 console = Console()

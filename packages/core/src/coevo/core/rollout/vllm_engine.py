@@ -16,7 +16,7 @@ from torch's global generator, so a run seeded per step replays the same rollout
 A policy sharded by FSDP over several processes (``trainer=fsdp``): one engine per rank, since
 each rank samples its own share of the step's tasks. The engine keeps no full copy of the model in
 the trainer: every push streams the sharded policy's full weights into vLLM one FSDP unit at a time
-(``sharded_weights.py``; in process straight into ``reload_weights``, a worker-process engine
+(``sharded_export.py``; in process straight into ``reload_weights``, a worker-process engine
 through per-unit files in its folder). Pushing is collective, so under sharding every rank decides
 together whether to push (``dist.max_over_ranks``), and an engine whose instance another engine
 took over refuses to re-push outside a sync point instead of gathering alone.
@@ -42,14 +42,19 @@ from coevo.core.fields import bounded, check_instance, choice, random_seed, regi
 from coevo.core.policy.sharding import is_sharded, sharded_over_ranks, unwrap_sharded
 from coevo.core.rollout import vllm_instance
 from coevo.core.rollout.engine import Generation, RolloutEngine, SamplingSettings
-from coevo.core.rollout.sharded_weights import (
+from coevo.core.rollout.sharded_export import (
     StreamedCopy,
     StreamedPolicy,
     save_sharded_folder,
     stream_full_weights,
 )
 from coevo.core.rollout.sync_check import SyncCheckSettings
-from coevo.core.rollout.weights import base_model, export_weights, save_checkpoint_folder, weights_version
+from coevo.core.rollout.weight_export import (
+    base_model,
+    export_weights,
+    save_checkpoint_folder,
+    weights_version,
+)
 
 DTYPES = ("float32", "bfloat16", "float16", "auto")
 INSTALL_HINT = (

@@ -23,8 +23,8 @@ def local_ray():
     the ``async`` extra), shut down after them. Import it into the test module that uses it."""
     import os
 
-    from coevo.core.rollout.async_rollouts import LOOPBACK_NODE, connect
     from coevo.core.rollout.async_settings import RaySettings
+    from coevo.core.workers.async_rollouts import LOOPBACK_NODE, connect
 
     os.environ.setdefault(LOOPBACK_NODE, "0")
     ray = pytest.importorskip("ray")

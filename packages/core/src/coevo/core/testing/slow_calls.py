@@ -1,4 +1,4 @@
-"""Functions for the tests of ``coevo.core.bounded``: importable by name in its worker process."""
+"""Functions for the tests of ``coevo.core.time_bound``: importable by name in its worker process."""
 
 from __future__ import annotations
 

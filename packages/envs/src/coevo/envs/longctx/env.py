@@ -45,9 +45,9 @@ from coevo.core.env.actions import format_action
 from coevo.core.env.protocol import Task
 from coevo.core.fields import bounded, choice, random_seed
 from coevo.envs.longctx import length
+from coevo.envs.longctx.document import Document
 from coevo.envs.longctx.goals import GRAMMAR, check_subgoal, parse_goal
 from coevo.envs.longctx.questions import ROOT_KINDS, Question
-from coevo.envs.longctx.records import Document
 from coevo.envs.longctx.tasks import generate_task
 from coevo.envs.procedural import OOD_SPLIT, ood_knob
 from coevo.envs.recursive import Outcome, RecursiveEnv, small_int

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 
 from coevo.core.env.protocol import ForkError
+from coevo.envs.longctx.document import FIELDS
 from coevo.envs.longctx.questions import Question
-from coevo.envs.longctx.records import FIELDS
 from coevo.envs.recursive import goal_int
 
 GRAMMAR = "'<question> in chunks <first>-<last>', e.g. 'count records with colour=red in chunks 4-7'"

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from coevo.envs.longctx.records import Document, generate_document
+from coevo.envs.longctx.document import Document, generate_document
 
 
 def count_tokens(text: str, tokenizer: Any) -> int:

@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from coevo.envs.longctx.records import FIELDS, Document, Record
+from coevo.envs.longctx.document import FIELDS, Document, Record
 
 ROOT_KINDS = ("count", "sum", "max", "most_frequent")  # what a task asks; tally is for sub-goals
 KINDS = (*ROOT_KINDS, "tally")

@@ -11,8 +11,8 @@ import random
 from collections import Counter
 from dataclasses import replace
 
+from coevo.envs.longctx.document import FIELDS, Document, generate_document
 from coevo.envs.longctx.questions import FILTERED_KINDS, Question
-from coevo.envs.longctx.records import FIELDS, Document, generate_document
 
 
 def generate_task(

@@ -7,7 +7,7 @@ an answer that cannot be parsed simply does not match (unless it is literally th
 Every comparison is bounded, for the gold answer as for the prediction, in any thread and any
 process: texts longer than ``MAX_ANSWER_CHARS`` or that could build a huge value
 (``coevo.envs.math.cost``: ``9^{9^{9}}``, ``5000!``) do not match at once, and the symbolic work
-runs in ``coevo.core.bounded``'s worker process, killed after ``VERIFY_TIMEOUT_S`` seconds (a
+runs in ``coevo.core.time_bound``'s worker process, killed after ``VERIFY_TIMEOUT_S`` seconds (a
 comparison that runs out of time does not match). The bound costs a pipe round trip per call
 (~20 µs, ``bench/robustness/hostile_output.py``).
 """
@@ -19,7 +19,7 @@ import threading
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
-from coevo.core.bounded import call_bounded
+from coevo.core.time_bound import call_bounded
 from coevo.envs.math.cost import MAX_EXPONENT, costly_text
 
 #: longer answers are not parsed at all (a bound on the work one reply can cause)

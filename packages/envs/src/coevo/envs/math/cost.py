@@ -21,7 +21,7 @@ and says whether the value could be huge:
 Work: a scan per ``^`` (at most ``MAX_POWERS``) over a text of at most ``MAX_TEXT`` characters
 (callers cap answers at 200, problems at 2,000), and one pass for the factorials. It is a
 pre-check, not the bound: every verification also runs under a hard time limit
-(``coevo.core.bounded``). Refusing is safe: a refused answer does not match (unless it is
+(``coevo.core.time_bound``). Refusing is safe: a refused answer does not match (unless it is
 literally the gold text), a refused proposed problem is not admitted.
 """
 

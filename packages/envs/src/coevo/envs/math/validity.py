@@ -11,7 +11,7 @@ Scout), so it only accepts problems whose reward can be computed reliably:
 - the answer verifies against itself (math-verify can check a reply against it);
 - neither the answer nor the problem's math (its ``$…$`` parts) could build a value too large to
   compute quickly (``coevo.envs.math.cost``: ``Compute $9^{9^{9}}$.`` is refused), and the
-  symbolic checks finish within ``VERIFY_TIMEOUT_S`` in ``coevo.core.bounded``'s worker (in any
+  symbolic checks finish within ``VERIFY_TIMEOUT_S`` in ``coevo.core.time_bound``'s worker (in any
   thread); a check that runs out of time refuses the problem.
 """
 
@@ -21,7 +21,7 @@ import re
 
 import sympy
 
-from coevo.core.bounded import call_bounded
+from coevo.core.time_bound import call_bounded
 from coevo.envs.math.answers import MAX_ANSWER_CHARS, VERIFY_TIMEOUT_S, match_unbounded, parse_answer
 from coevo.envs.math.cost import costly_text
 

@@ -30,7 +30,7 @@ from coevo.core.algos.micro_batches import (
     split_micro_batches,
 )
 from coevo.core.policy.sharding import clip_grad_norm
-from coevo.evoheir.records import Record
+from coevo.evoheir.experience import Record
 
 ON_POLICY_CLIP = 0.2  # clip_low = clip_high passed to a registered loss (no effect at ratio 1)
 

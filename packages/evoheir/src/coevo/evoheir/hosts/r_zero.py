@@ -25,11 +25,11 @@ from coevo.core.algos.batching import Sample
 from coevo.core.algos.grpo import episode_samples
 from coevo.core.policy.conversation import render_prompt
 from coevo.core.rollout.engine import SamplingSettings
+from coevo.evoheir.experience import Record
 from coevo.evoheir.hosts.objective import episode_tokens, policy_gradient_step
 from coevo.evoheir.math_env import answers_match
 from coevo.evoheir.paired import R_ZERO_EXPLORE_STREAM, derived_seed
 from coevo.evoheir.proposed_env import proposed_envs
-from coevo.evoheir.records import Record
 from coevo.evoheir.scout import Proposal, parse_proposal, scout_prompt
 from coevo.evoheir.verifiers import consensus, exact_label
 

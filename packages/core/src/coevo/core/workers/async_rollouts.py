@@ -35,13 +35,13 @@ from typing import Any
 
 import torch
 
+from coevo.core.agent.batch_player import BatchPlayer
 from coevo.core.config import ConfigError
 from coevo.core.env.protocol import Task
 from coevo.core.progress import activity
 from coevo.core.rollout.async_settings import RaySettings, RolloutPlacement
-from coevo.core.rollout.batch_player import BatchPlayer
-from coevo.core.rollout.worker import RolloutWorker, StaleVersionError
 from coevo.core.state.plain import from_plain, to_plain
+from coevo.core.workers.rollout_worker import RolloutWorker, StaleVersionError
 
 RESTART_SECONDS = 120  # the longest wait for Ray to start a dead worker again
 

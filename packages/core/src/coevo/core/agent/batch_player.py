@@ -21,13 +21,12 @@ from typing import Any
 from coevo.core.agent.groups import play_groups
 from coevo.core.agent.loop import AgentLoop
 from coevo.core.env.protocol import Environment, Task
+from coevo.core.seeds import rank_seed, step_seed
 
 
 def batch_seed(seed: int, index: int) -> int:
     """Batch ``index``'s group seed in a run seeded ``seed`` (this process's rank's stream; a worker
     plays for the one trainer process, rank 0)."""
-    from coevo.core.algos.rollout_module import rank_seed, step_seed
-
     return rank_seed(step_seed(seed, index))
 
 

@@ -2,7 +2,7 @@
 
 ``AsyncRollouts`` runs it as a Ray actor. It keeps the weight versions it was sent (the newest
 ``keep`` of them), and plays a batch with the version it is asked for through the algorithm's
-``BatchPlayer`` (``coevo.core.rollout.batch_player``), the object the trainer's process plays with
+``BatchPlayer`` (``coevo.core.agent.batch_player``), the object the trainer's process plays with
 when rollouts are synchronous, so a batch played here with the weights of step ``v`` equals the
 batch the synchronous algorithm plays after step ``v``. Every result carries that version, the
 player's record (episodes with the engine's token log-probs in their turns), its episode count and
@@ -19,9 +19,9 @@ from typing import Any
 import torch
 
 from coevo.core import registry
+from coevo.core.agent.batch_player import BatchPlayer
 from coevo.core.agent.loop import AgentLoop, AgentSettings
 from coevo.core.env.protocol import Task
-from coevo.core.rollout.batch_player import BatchPlayer
 
 
 class StaleVersionError(RuntimeError):

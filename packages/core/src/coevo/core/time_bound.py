@@ -48,7 +48,7 @@ class _Worker:
     def __init__(self, modules: set[str]):
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from coevo.core.bounded import serve; serve()", *sorted(modules)],
+            [sys.executable, "-c", "from coevo.core.time_bound import serve; serve()", *sorted(modules)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0,
         )
         self.modules = set(modules)
@@ -177,7 +177,7 @@ def _log_once(message: str) -> None:
     key = message.split(":", 2)[:2]
     if str(key) not in _logged:
         _logged.add(str(key))
-        _log.warning("%s (further ones are only counted in coevo.core.bounded.stats)", message)
+        _log.warning("%s (further ones are only counted in coevo.core.time_bound.stats)", message)
 
 
 _pool = _Pool()
@@ -208,7 +208,7 @@ def close() -> None:
 
 
 def serve() -> None:
-    """The worker's loop (``python -c 'from coevo.core.bounded import serve; serve()' modules…``)."""
+    """The worker's loop (``python -c 'from coevo.core.time_bound import serve; serve()' modules…``)."""
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # anything the called code prints goes to stderr, not into the protocol
     source = os.fdopen(os.dup(0), "rb", buffering=0)

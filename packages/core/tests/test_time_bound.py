@@ -10,18 +10,18 @@ import time
 
 import pytest
 
-from coevo.core import bounded
-from coevo.core.bounded import call_bounded
+from coevo.core import time_bound
+from coevo.core.time_bound import call_bounded
 
 T = "coevo.core.testing.slow_calls"
 
 
 @pytest.fixture(autouse=True)
 def fresh_worker():
-    bounded.close()
+    time_bound.close()
     call_bounded(f"{T}:echo", (0,), timeout_s=60)  # start it outside the timed parts
     yield
-    bounded.close()
+    time_bound.close()
 
 
 def test_results_round_trip_and_run_in_another_process():
@@ -31,12 +31,12 @@ def test_results_round_trip_and_run_in_another_process():
 
 @pytest.mark.parametrize("target", [f"{T}:sleep_then", f"{T}:spin"])
 def test_a_slow_call_returns_the_default_in_time_and_the_next_call_works(target):
-    before = dict(bounded.stats)
+    before = dict(time_bound.stats)
     start = time.monotonic()
     args = (30, "late") if target.endswith("sleep_then") else (30,)
     assert call_bounded(target, args, timeout_s=0.5, default="default") == "default"
     assert time.monotonic() - start < 5  # 0.5 s bound + killing the worker (not the 30 s of the call)
-    assert bounded.stats["timeouts"] == before["timeouts"] + 1
+    assert time_bound.stats["timeouts"] == before["timeouts"] + 1
     assert call_bounded(f"{T}:echo", ("again",), timeout_s=60) == "again"  # a fresh worker answers
 
 

@@ -1,6 +1,6 @@
 """Memory planner: the expected bytes per GPU of a run, for DDP and FSDP, before launching it.
 
-    python -m coevo.core.memory model=hf model.path=/models/Qwen2.5-7B-Instruct trainer=fsdp \
+    python -m coevo.core.memory_planner model=hf model.path=/models/Qwen2.5-7B-Instruct trainer=fsdp \
         trainer.devices=8 model.lora.enabled=false [algo=rsipo] [algo.micro_batch_tokens=8192]
 
 The arguments are ``coevo-train``'s (the same Hydra config). The model is built on the meta device

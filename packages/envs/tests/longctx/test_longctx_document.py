@@ -4,8 +4,8 @@ import random
 
 import pytest
 
+from coevo.envs.longctx.document import generate_document
 from coevo.envs.longctx.env import LongCtxEnv
-from coevo.envs.longctx.records import generate_document
 
 
 def _values(document, field):

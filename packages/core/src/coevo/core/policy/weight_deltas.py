@@ -9,7 +9,7 @@ the deltas, at most one unit's full parameters exist at any time. Collective whe
 rank calls it with the same names, in the same order (module order).
 
 EVOHEIR's recovery uses it: a LoRA student trained on the full weights gives per-layer deltas
-(``coevo.core.rollout.weights.lora_deltas``), which are merged into the sharded policy this way.
+(``coevo.core.rollout.weight_export.lora_deltas``), which are merged into the sharded policy this way.
 """
 
 from __future__ import annotations

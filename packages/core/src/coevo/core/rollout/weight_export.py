@@ -50,7 +50,7 @@ def checkpoint_tensors(named: Iterable[tuple[str, torch.Tensor]], deltas: dict[s
                        dtype: torch.dtype | None = None) -> Iterator[tuple[str, torch.Tensor]]:
     """The base model's ``(name, tensor)`` pairs (its own state-dict names) as checkpoint entries:
     peft's adapter tensors dropped, ``.base_layer.`` removed, each LoRA delta added to its weight.
-    Shared by ``export_weights`` and the sharded policy's stream (``sharded_weights.py``)."""
+    Shared by ``export_weights`` and the sharded policy's stream (``sharded_export.py``)."""
     for name, tensor in named:
         if ".lora_" in name:
             continue
@@ -101,7 +101,7 @@ def save_checkpoint_folder(model: torch.nn.Module, tokenizer, folder: Path) -> P
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_config(base_model(model), folder)
-    for old in folder.glob("model*.safetensors*"):  # a sharded policy's per-unit files (sharded_weights.py)
+    for old in folder.glob("model*.safetensors*"):  # a sharded policy's per-unit files (sharded_export.py)
         old.unlink()
     tensors = {name: t.cpu().clone() for name, t in export_weights(model)}  # no shared storage (tied copies)
     save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from coevo.core.memory import ModelSize, main, meta_model_size, plan
+from coevo.core.memory_planner import ModelSize, main, meta_model_size, plan
 from coevo.core.policy.lora import LoraSettings, apply_lora
 from coevo.core.policy.tiny import TinyModelConfig, build_tiny_model
 from coevo.core.policy.tokenizer import train_bpe_tokenizer

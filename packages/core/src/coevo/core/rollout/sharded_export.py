@@ -1,8 +1,8 @@
 """A policy sharded by FSDP over several processes, streamed as full Hugging Face weights unit by unit.
 
 ``stream_full_weights(sharded)`` yields the same ``(name, tensor)`` pairs as
-``weights.export_weights`` of the unsharded model (LoRA merged, ``lm_head.weight`` untied, the
-naming of ``weights.checkpoint_tensors``), without ever building the full model: for each FSDP
+``weight_export.export_weights`` of the unsharded model (LoRA merged, ``lm_head.weight`` untied, the
+naming of ``weight_export.checkpoint_tensors``), without ever building the full model: for each FSDP
 unit in module order it enters ``summon_full_params(unit, recurse=False, writeback=False)``,
 yields that unit's own full parameters (and its modules' persistent buffers), and leaves the unit
 before gathering the next. Beside what the consumer keeps, at most one unit's full parameters
@@ -25,7 +25,7 @@ import torch
 from coevo.core.policy.full_replica import clean_name, fsdp_units, gathered_units
 from coevo.core.policy.lora import is_peft
 from coevo.core.policy.sharding import unwrap_sharded
-from coevo.core.rollout.weights import base_model, checkpoint_tensors, lora_deltas_of, write_config
+from coevo.core.rollout.weight_export import base_model, checkpoint_tensors, lora_deltas_of, write_config
 
 
 def _full_name(unit_name: str, name: str) -> str:

@@ -8,9 +8,9 @@ import copy
 import pytest
 import torch
 
-from coevo.core.policy.full_weights import add_to_weights
 from coevo.core.policy.lora import LoraSettings, apply_lora
-from coevo.core.rollout.weights import lora_deltas
+from coevo.core.policy.weight_deltas import add_to_weights
+from coevo.core.rollout.weight_export import lora_deltas
 from coevo.core.testing.gloo import tiny_model
 
 
