@@ -15,7 +15,7 @@ from coevo.core.algos.micro_batches import loss_normalizer, loss_tensors, split_
 def _pg_samples(module):
     episodes, teacher = _rollout_with_teacher(module)
     advantages = broadcast(episodes, [0.5 if i % 2 else -1.0 for i in range(len(episodes))])  # fixed, non-zero
-    return module.action_samples(episodes, advantages, [1.0, 1.0], teacher)
+    return module.update_samples.action_samples(episodes, advantages, [1.0, 1.0], teacher)
 
 
 def test_rlvr_term_trains_with_the_loss_algo_loss_names(tiny_model, tokenizer):
@@ -36,7 +36,7 @@ def test_rlvr_term_trains_with_the_loss_algo_loss_names(tiny_model, tokenizer):
         calls.clear()
         skill = Sample([5, 6, 7, 8, 9], [0, 0, 1, 1, 1], 0.7, [0.0, 0.0, -1.0, -1.0, -1.0])
         mb = split_micro_batches([skill], 512, tokenizer.pad_token_id)[0]
-        value = module._skill_loss(mb, module.scoring, 3.0)
+        value = module.combined_update.skill_loss(mb, module.scoring, 3.0)
     finally:
         registry.losses.unregister("spy_rsipo")
     assert calls == []
@@ -52,7 +52,7 @@ def test_default_rlvr_loss_is_the_clipped_pg_it_was(tiny_model, tokenizer):
     samples = _pg_samples(module)
     norm = loss_normalizer(samples, module.config.loss_aggregation)
     for mb in split_micro_batches(samples, module.config.micro_batch_tokens, tokenizer.pad_token_id):
-        loss, parts = module._action_loss(mb, norm, 1.0)
+        loss, parts = module.combined_update.action_loss(mb, norm, 1.0)
         # the RLVR term before algo.loss: clipped_policy_gradient_loss called directly, on-policy
         lp = mb.logprobs(module.policy, module.scoring, module.device)
         mask, adv, _ = loss_tensors(mb, module.device)
@@ -81,9 +81,9 @@ def test_truncated_importance_weights_scale_both_policy_gradient_terms(tiny_mode
             with torch.no_grad():
                 mb.rollout_logprobs = mb.logprobs(module.policy, module.scoring, module.device) - math.log(2)
             if mb.samples == [skill]:
-                skill_loss = float(module._skill_loss(mb, module.scoring, 3.0).detach())
+                skill_loss = float(module.combined_update.skill_loss(mb, module.scoring, 3.0).detach())
             else:
-                pg += module._action_loss(mb, norm, 1.0)[1]["pg_loss"]
+                pg += module.combined_update.action_loss(mb, norm, 1.0)[1]["pg_loss"]
         stats = module._tis_metrics()
         assert stats == {} if cap is None else stats["tis_clipped_fraction"] == (1.0 if cap == 1.5 else 0.0)
         losses[cap] = (pg, skill_loss)

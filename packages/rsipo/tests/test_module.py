@@ -35,7 +35,7 @@ def _grads(module, samples, opsd_norm=10.0):
     pg = [s for s in samples if s.in_pg]
     pg_norm = loss_normalizer(pg, module.config.loss_aggregation) if pg else 1.0
     for mb in split_micro_batches(forward, module.config.micro_batch_tokens, tokenizer_pad(module)):
-        loss, _ = module._action_loss(mb, pg_norm, opsd_norm)
+        loss, _ = module.combined_update.action_loss(mb, pg_norm, opsd_norm)
         loss.backward()
     return {n: p.grad.clone() for n, p in module.policy.named_parameters() if p.grad is not None}
 
@@ -72,7 +72,7 @@ def test_omega_zero_task_contributes_no_gradient(tiny_model, tokenizer):
     # computed without task 0's samples at all (same normaliser): task 0's OPSD gradient is zero.
     module = _module(tiny_model, tokenizer, rlvr=False)
     episodes, teacher = _rollout_with_teacher(module)
-    samples = module.action_samples(episodes, _zeros(episodes), [0.0, 1.5], teacher)
+    samples = module.update_samples.action_samples(episodes, _zeros(episodes), [0.0, 1.5], teacher)
     assert all(isinstance(s, DistilledChoiceSample) and not s.in_pg for s in samples)
     with_zero = _grads(module, samples)
     without = _grads(module, [s for s in samples if s.omega > 0])
@@ -96,7 +96,7 @@ def test_without_opsd_and_skill_loss_the_update_is_grpo(tiny_model, tokenizer):
     advantages = module.advantage_fn(rewards, torch.tensor([ep.group_id for ep in episodes]))
     if not advantages.abs().sum():
         pytest.skip("all groups had equal returns under this seed")
-    samples = module.action_samples(episodes, broadcast(episodes, advantages.tolist()), [1.0, 1.0], {})
+    samples = module.update_samples.action_samples(episodes, broadcast(episodes, advantages.tolist()), [1.0, 1.0], {})
     mine = _grads(module, samples)
     from coevo.core.algos.grpo import episode_samples
 
@@ -126,7 +126,7 @@ def test_opsd_turns_scores_a_seeded_random_subset(tiny_model, tokenizer):
     episodes, teacher = _rollout_with_teacher(module)
     assert len(teacher) == 5 < sum(ep.num_turns for ep in episodes)
     assert _rollout_with_teacher(module)[1].keys() == teacher.keys()  # same step, same subset
-    samples = module.action_samples(episodes, _zeros(episodes), [1.0, 1.0], teacher)
+    samples = module.update_samples.action_samples(episodes, _zeros(episodes), [1.0, 1.0], teacher)
     assert sum(s.teacher_logprob is not None for s in samples) == 5
 
 
@@ -164,7 +164,7 @@ def test_rlvr_advantages_default_and_gigpo_per_turn(tiny_model, tokenizer):
     gigpo = _module(tiny_model, tokenizer, advantage="gigpo")
     expected = turn_advantages(registry.advantages.get("gigpo"), episodes, True, gigpo.config.gigpo)
     assert gigpo.rlvr_advantages(episodes) == expected
-    samples = gigpo.action_samples(episodes, expected, [1.0, 1.0], {})
+    samples = gigpo.update_samples.action_samples(episodes, expected, [1.0, 1.0], {})
     in_pg = [a for row, ep in zip(expected, episodes) for a, t in zip(row, ep.turns) if t.response_ids and a != 0.0]
     assert [s.advantage for s in samples if s.in_pg] == in_pg  # each turn carries its own value
     # without the RLVR term: all 0

@@ -1,18 +1,23 @@
 """RSIPO (Recursive Self-Improving Policy Optimization) as a LightningModule on top of core's GRPO.
 
 ``training_step`` reads as the spec's numbered steps (``shared/specs/rsipo.md``, "One training
-step"; ``packages/rsipo/README.md``), each a method of its own, in a module of its own:
+step"; ``packages/rsipo/README.md``), each a method of a small object of its own, in a module of its
+own, built here with its dependencies passed explicitly:
 1. student rollouts: G episodes per task without skill, exactly as ``algo=grpo``;
 2. RLVR branch: their advantages, per turn, from ``algo.advantage`` (``rlvr_advantages``);
 3.-6. the skill lifecycle (``skill_lifecycle.py``): the policy writes a skill s_x per task from the
    group's finished attempts; the replay half H_r of each group is played again from the same
    initial states with s_x in the prompt, Δ_x = mean success(H_r with skill) − mean success(H_c)
    (the replays are counted in every ``budget/*`` metric, ≈ 1.5x rollouts per step); the skill
-   reward r_skill = Δ_x − its type's mean; Δ_x shrunk towards its type's running mean gives ω_x;
+   reward r_skill = Δ_x − its type's mean; Δ_x shrunk towards its type's running mean gives ω_x
+   (``SkillLifecycle(config, calibration, group_size)``);
 7. OPSD branch: the teacher (same weights, no grad, s_x in the context) scores the student's own
-   tokens (``update_samples.py``); L_OPSD(ω) = −mean ω_x a_t log π_θ(y_t);
-8. one optimizer step on L = L_RLVR + λ L_OPSD(ω) + L_skill (``combined_update.py``);
-then the step's metrics and skills.jsonl rows (``step_records.py``).
+   tokens (``update_samples.py``: ``UpdateSamples(config, context, group_size)``, which also builds the
+   update's samples); L_OPSD(ω) = −mean ω_x a_t log π_θ(y_t);
+8. one optimizer step on L = L_RLVR + λ L_OPSD(ω) + L_skill (``combined_update.py``:
+   ``CombinedUpdate(config, pad_id, host=self)``, on this module's GRPO update machinery);
+then the step's metrics and skills.jsonl rows (``step_records.py``: ``StepRecords(config, record,
+log)``, which owns the checkpointed budget counters and the skill log).
 The plays of 1, 3 and 4 are the batch player's (``skill_plays.py``): in this process, or in a Ray
 rollout worker with the batch's weight version (``rollout.async.enabled``).
 At test time the policy runs without skills (core's evaluation). With λ = 0 and no skill loss it
@@ -46,8 +51,9 @@ from coevo.rsipo.skill_log import SkillLog
 from coevo.rsipo.skill_plays import SkillPlayer
 from coevo.rsipo.skills.library import library
 from coevo.rsipo.skills.template import template_for
-from coevo.rsipo.skills.writing import SkillWriter
+from coevo.rsipo.skills.writing import SkillWriter, WrittenSkill
 from coevo.rsipo.step_records import StepRecords
+from coevo.rsipo.teacher import FittedSkill
 from coevo.rsipo.update_samples import UpdateSamples
 from coevo.rsipo.warmup import acting_samples, run_warmup, warmup_samples
 
@@ -55,7 +61,7 @@ log = logging.getLogger(__name__)
 
 
 @registry.algorithms.register("rsipo")
-class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
+class RSIPO(GRPO):
     Config = RSIPOConfig
     full_weight_forwards = True  # teacher log-probs and the frozen skill writer on each rank's full copy
     plays_async = True  # its batch player (skill_plays.py) plays students, skills and replays in a Ray worker
@@ -98,9 +104,12 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
                                   f"env '{self.env_name}' has none; use policy or library")
         self._frozen: list = []  # skill_evolution=false: [the initial policy, frozen] (a list: not a submodule)
         self._frozen_state = None
-        self.budget = {"rollouts_total": 0.0, "env_steps_total": 0.0}
-        self.skill_log = SkillLog(None)
         self._warned_default_type = False
+        # the step's parts (one idea per file), each with its dependencies explicit
+        self.lifecycle = SkillLifecycle(config, self.calibration, self.group_size)  # 4.-6. Δ_x, r_skill, ω_x
+        self.update_samples = UpdateSamples(config, context, self.group_size)  # 7. the teacher, the samples
+        self.combined_update = CombinedUpdate(config, context.tokenizer.pad_token_id, host=self)  # 8. the step on L
+        self.records = StepRecords(config, self.record, self.log)  # metrics, budget, skills.jsonl
 
     # -- lifecycle ----------------------------------------------------------------------------
     def run_dir(self) -> Path | None:
@@ -114,7 +123,7 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
     def on_fit_start(self) -> None:
         super().on_fit_start()
         folder = self.run_dir()
-        self.skill_log = SkillLog(folder / "skills.jsonl" if folder else None)
+        self.records.skill_log = SkillLog(folder / "skills.jsonl" if folder else None)
         cfg = self.config
         writes = cfg.needs_skills and cfg.skill.source == "policy"
         if writes and self.trainer.ckpt_path is None and cfg.warmup.steps > 0:
@@ -143,7 +152,7 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
     def on_train_start(self) -> None:
         super().on_train_start()
         if dist.is_main():
-            self.skill_log.truncate_after(self.global_step)
+            self.records.skill_log.truncate_after(self.global_step)
 
     def _warmup(self) -> None:
         start = time.perf_counter()
@@ -182,7 +191,7 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         super().on_save_checkpoint(checkpoint)
-        checkpoint["rsipo"] = {"trust": self.calibration.state_dict(), "budget": dict(self.budget)}
+        checkpoint["rsipo"] = {"trust": self.calibration.state_dict(), "budget": dict(self.records.budget)}
         if self.frozen_writer is not None:
             checkpoint["rsipo"]["frozen_writer"] = self.frozen_writer.state_dict()
 
@@ -191,7 +200,7 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
         state = checkpoint.get("rsipo")
         if state is not None:
             self.calibration.load_state_dict(state["trust"])
-            self.budget = dict(state["budget"])
+            self.records.budget = dict(state["budget"])
             self._frozen_state = state.get("frozen_writer")
 
     # -- one step -------------------------------------------------------------------------------
@@ -205,12 +214,31 @@ class RSIPO(SkillLifecycle, UpdateSamples, CombinedUpdate, StepRecords, GRPO):
         g = self.group_size
         groups = [episodes[i * g : (i + 1) * g] for i in range(len(tasks))]
         advantages = self.rlvr_advantages(episodes)  # 2. the RLVR branch's advantages, per turn
-        skills = self.skill_step(tasks, types, groups, plays)  # 4.-6. Δ_x, r_skill, ω_x
-        teacher = self.opsd_targets(groups, skills)  # 7. the teacher's log-probs of the student's turns
-        samples = self.action_samples(episodes, advantages, skills.omega, teacher)
-        stats = self.combined_update(samples, self.skill_samples(skills))  # 8. L = L_RLVR + λ L_OPSD(ω) + L_skill
-        self.record_step(tasks, types, episodes, skills, stats)
+        skills = self.lifecycle.skill_step(tasks, types, groups, plays)  # 4.-6. Δ_x, r_skill, ω_x
+        # 7. the teacher's log-probs of the student's turns
+        teacher = self.update_samples.opsd_targets(groups, skills, self.no_grad_policy(), self.batch_index,
+                                                   self.logprob_temperature)
+        samples = self.update_samples.action_samples(episodes, advantages, skills.omega, teacher)
+        skill_samples = self.update_samples.skill_samples(skills)
+        stats = self.combined_update.step(samples, skill_samples)  # 8. L = L_RLVR + λ L_OPSD(ω) + L_skill
+        self.records.record_step(tasks, types, episodes, skills, stats, self.global_step)
         return None
+
+    # -- the player's steps 3 and the teacher's 7 on this process's batch (tests, tools) -------------
+    def skills_for(self, tasks: list[Task], groups: list[list[Episode]]) -> list[WrittenSkill]:
+        """3. The skills of ``tasks`` written (or taken) with the current weights, for this batch."""
+        self.engine.sync_weights(self.policy)
+        return self.player.skills_for(self.engine, tasks, groups, self.batch_index)
+
+    def fit_skills(self, skills: list[WrittenSkill], groups: list[list[Episode]]) -> list[FittedSkill]:
+        """Each skill cut to fit the context, with its teacher prompts (``skill_plays.py``)."""
+        return self.player.fit_skills(skills, groups)
+
+    def teacher_values(self, groups: list[list[Episode]], fitted: list[FittedSkill]) -> dict[tuple[int, int], object]:
+        """7. The teacher's values of ``groups``' student turns under this module's current weights and
+        batch (``UpdateSamples.teacher_values``)."""
+        return self.update_samples.teacher_values(groups, fitted, self.no_grad_policy(), self.batch_index,
+                                                  self.logprob_temperature)
 
     def rlvr_advantages(self, episodes: list[Episode]) -> list[list[float]]:  # [E][turns]
         """2. ``advantages[i][t]``: turn t of episode i's advantage under ``algo.advantage`` (the

@@ -8,9 +8,9 @@
 6. Δ_x shrunk towards its type's running mean gives the trust ω_x (``calibration.py``).
 
 The plays of 3 and 4 (writing and replaying) are the batch player's (``skill_plays.py``): they run
-where the batch is played, in this process or a rollout worker. ``SkillLifecycle`` is a mixin of
-``RSIPO`` (``module.py``) that learns from them: it uses the module's calibration. ``SkillStep`` is
-what the rest of the step needs of it.
+where the batch is played, in this process or a rollout worker. ``SkillLifecycle`` learns from them;
+it is built by ``RSIPO`` (``module.py``) from the run's config, the module's trust calibration and
+the group size, and uses nothing else. ``SkillStep`` is what the rest of the step needs of it.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 
 from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Task
-from coevo.rsipo.calibration import TrustResult
+from coevo.rsipo.calibration import TrustCalibration, TrustResult
 from coevo.rsipo.centring import centred_skill_rewards
+from coevo.rsipo.config import RSIPOConfig
 from coevo.rsipo.gain import split_group
-from coevo.rsipo.skill_plays import SkillPlays, student_turns
+from coevo.rsipo.skill_plays import SkillPlays
 from coevo.rsipo.skills.writing import WrittenSkill
 from coevo.rsipo.teacher import FittedSkill
 
@@ -41,6 +42,18 @@ class SkillStep:
 
 
 class SkillLifecycle:
+    """Steps 4-6 of a step, from the batch's plays: Δ_x, r_skill and ω_x.
+
+    Depends on ``config`` (``needs_replay``, ``dynamic_trust``, ``replay_fraction``,
+    ``skill.malformed_penalty``), ``calibration`` (the module's ``TrustCalibration``: its running
+    per-type state is updated by every ``skill_step`` and checkpointed by the module) and
+    ``group_size`` (G, episodes per task)."""
+
+    def __init__(self, config: RSIPOConfig, calibration: TrustCalibration, group_size: int):
+        self.config = config
+        self.calibration = calibration
+        self.group_size = group_size
+
     def skill_step(self, tasks: list[Task], types: list[str], groups: list[list[Episode]],
                    plays: SkillPlays) -> SkillStep:
         """Steps 3-6 for ``tasks`` from the batch's ``plays``; without skills (GRPO-like settings,
@@ -64,22 +77,12 @@ class SkillLifecycle:
         step.metrics["replay/success"] = sum(ep.won for ep in replays) / max(1, len(replays))
         return step
 
-    # the player's steps, on this process's batch (tests, tools)
-    def skills_for(self, tasks: list[Task], groups: list[list[Episode]]) -> list[WrittenSkill]:
-        self.engine.sync_weights(self.policy)
-        return self.player.skills_for(self.engine, tasks, groups, self.batch_index)
-
-    def fit_skills(self, skills: list[WrittenSkill], groups: list[list[Episode]]) -> list[FittedSkill]:
-        return self.player.fit_skills(skills, groups)
-
-    def student_turns(self, groups: list[list[Episode]]) -> list[list[tuple[int, int]]]:
-        """Per task, (episode index, turn index) of every student turn with a response."""
-        return student_turns(groups, self.group_size)
-
     # -- 4.-6. replay gain, skill reward, trust ------------------------------------------------------
-    def execution_check(self, types, groups, replay_episodes, skills) -> tuple[TrustResult, list[float]]:
+    def execution_check(self, types: list[str], groups: list[list[Episode]], replay_episodes: list[Episode],
+                        skills: list[WrittenSkill]) -> tuple[TrustResult, list[float]]:
         """Δ_x of the replays H_r with the skill against the control half, ω_x (calibration) and the
-        type-centred skill rewards."""
+        type-centred skill rewards. ``groups[i]``: task i's G student episodes; ``replay_episodes``:
+        the r = |H_r| replays of each task, task after task; ``skills``: one per task."""
         cfg = self.config
         control, replayed = split_group(self.group_size, cfg.replay_fraction)
         r = len(replayed)

@@ -1,24 +1,43 @@
 """What one RSIPO step reports: its metrics (budget with the replays, skills, ω) and its rows of
 ``skills.jsonl`` (``skill_log.py``), in the order the ranks' collectives expect.
 
-``StepRecords`` is a mixin of ``RSIPO`` (``module.py``).
+``StepRecords`` owns the run's budget counters (``budget``: the module checkpoints them as
+``checkpoint["rsipo"]["budget"]``) and its skill log (opened by the module once the run folder is
+known); it reports through the two callables it is built with, the module's ``record`` and ``log``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from coevo.core import distributed as dist
 from coevo.core.agent.types import Episode
 from coevo.core.env.protocol import Task
+from coevo.rsipo.config import RSIPOConfig
 from coevo.rsipo.skill_lifecycle import SkillStep
+from coevo.rsipo.skill_log import SkillLog
 from coevo.rsipo.skills.writing import WrittenSkill
+from coevo.rsipo.teacher import FittedSkill
 
 NEUTRAL_OMEGA = {"omega_mean": 1.0, "omega_min": 1.0, "omega_max": 1.0, "omega_zero_share": 0.0}
 
 
 class StepRecords:
+    """A step's metrics and skills.jsonl rows. Depends on ``config`` (``dynamic_trust``), ``record``
+    (``Algorithm.record(metrics, reduce=True)``: a step's ``train/*`` metrics, collective with several
+    ranks) and ``log`` (``LightningModule.log``: the progress bar's loss)."""
+
+    def __init__(self, config: RSIPOConfig, record: Callable[..., None], log: Callable[..., None]):
+        self.config = config
+        self.record = record
+        self.log = log
+        self.budget = {"rollouts_total": 0.0, "env_steps_total": 0.0}  # running totals, checkpointed
+        self.skill_log = SkillLog(None)  # no file until the module opens the run folder's
+
     def record_step(self, tasks: list[Task], types: list[str], episodes: list[Episode], skills: SkillStep,
-                    stats: dict[str, float]) -> None:
-        """The step's metrics (the update's, Δ / ω, budget, skills) and its skills.jsonl rows."""
+                    stats: dict[str, float], global_step: int) -> None:
+        """The step's metrics (the update's ``stats``, Δ / ω, budget, skills) and its skills.jsonl rows
+        (labelled ``global_step``)."""
         metrics = dict(skills.metrics)
         metrics.update(stats)
         self.record(self.budget_metrics(episodes, skills.replay_episodes), reduce=False)  # already summed over ranks
@@ -30,7 +49,7 @@ class StepRecords:
         self.record(metrics)
         self.log("loss", stats.get("loss", 0.0), prog_bar=True, on_step=True, logger=False)
         if skills.skills is not None:
-            self.write_skill_rows(tasks, types, skills)
+            self.write_skill_rows(tasks, types, skills, global_step)
 
     def budget_metrics(self, episodes: list[Episode], replays: list[Episode]) -> dict[str, float]:
         """Rollouts and environment steps of this step (all ranks'), the replays included, and their
@@ -52,7 +71,8 @@ class StepRecords:
             "budget/env_steps_total": self.budget["env_steps_total"],
         }
 
-    def skill_metrics(self, skills: list[WrittenSkill], fitted, rewards: list[float]) -> dict[str, float]:
+    def skill_metrics(self, skills: list[WrittenSkill], fitted: list[FittedSkill] | None,
+                      rewards: list[float]) -> dict[str, float]:
         n = max(1, len(skills))
         out = {
             "skill/length_tokens": sum(len(s.token_ids) for s in skills) / n,
@@ -67,13 +87,13 @@ class StepRecords:
             out["skill/truncated_share"] = sum(f.truncated for f in fitted) / n
         return out
 
-    def write_skill_rows(self, tasks: list[Task], types: list[str], step: SkillStep) -> None:
+    def write_skill_rows(self, tasks: list[Task], types: list[str], step: SkillStep, global_step: int) -> None:
         """One skills.jsonl row per task of every rank (rank 0 writes)."""
         fitted, trust = step.fitted, step.trust
         rows = []
         for i, (task, skill) in enumerate(zip(tasks, step.skills)):
             row = {
-                "step": self.global_step, "task": task.task_id, "type": types[i], "source": skill.source,
+                "step": global_step, "task": task.task_id, "type": types[i], "source": skill.source,
                 "skill": fitted[i].text if fitted is not None else skill.parsed.text, "valid": skill.parsed.valid,
                 "problem": skill.parsed.problem, "category": skill.category, "tokens": len(skill.token_ids),
                 "truncated": bool(fitted[i].truncated) if fitted is not None else False,

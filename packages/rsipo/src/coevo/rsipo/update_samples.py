@@ -8,7 +8,9 @@
 - ``skill_samples``: one sample per policy-written skill with a non-zero reward (writing prompt
   masked, skill tokens trained with the skill reward as advantage).
 
-``UpdateSamples`` is a mixin of ``RSIPO`` (``module.py``).
+``UpdateSamples`` is built by ``RSIPO`` (``module.py``) from the run's config, its algorithm context
+(seed, tokenizer, agent settings) and the group size; what changes from step to step (the model
+the teacher runs on, the batch index, the log-prob temperature) is passed to the teacher's methods.
 """
 
 from __future__ import annotations
@@ -16,28 +18,45 @@ from __future__ import annotations
 import torch
 
 from coevo.core.agent.types import Episode
+from coevo.core.algos.algorithm_context import AlgorithmContext
 from coevo.core.algos.batching import Sample
 from coevo.core.seeds import rank_seed, step_seed
+from coevo.rsipo.config import RSIPOConfig
 from coevo.rsipo.samples import turn_sample
 from coevo.rsipo.skill_lifecycle import SkillStep
-from coevo.rsipo.skill_plays import OPSD_TURNS_SALT
+from coevo.rsipo.skill_plays import OPSD_TURNS_SALT, student_turns
 from coevo.rsipo.teacher import FittedSkill, teacher_choice_logprobs, teacher_token_logprobs
 
 
 class UpdateSamples:
-    def opsd_targets(self, groups: list[list[Episode]], step: SkillStep) -> dict[tuple[int, int], object]:
+    """The teacher's values and the samples of the combined update.
+
+    Depends on ``config`` (``opsd_coef``, ``opsd_turns``, ``choice_loss``, ``micro_batch_tokens``,
+    ``rlvr``, ``skip_zero_advantage``, ``skill_loss``), ``context`` (its ``seed``, the tokenizer's pad
+    id, the agent's choice scoring) and ``group_size`` (G, episodes per task)."""
+
+    def __init__(self, config: RSIPOConfig, context: AlgorithmContext, group_size: int):
+        self.config = config
+        self.context = context
+        self.group_size = group_size
+
+    def opsd_targets(self, groups: list[list[Episode]], step: SkillStep, policy: torch.nn.Module, batch_index: int,
+                     temperature: float) -> dict[tuple[int, int], object]:
         """7. The teacher's values of the student turns, or none without the OPSD term or skills."""
         if not (self.config.opsd_coef > 0 and step.fitted is not None):
             return {}
-        return self.teacher_values(groups, step.fitted)
+        return self.teacher_values(groups, step.fitted, policy, batch_index, temperature)
 
     @torch.no_grad()
-    def teacher_values(self, groups: list[list[Episode]], fitted: list[FittedSkill]) -> dict[tuple[int, int], object]:
+    def teacher_values(self, groups: list[list[Episode]], fitted: list[FittedSkill], policy: torch.nn.Module,
+                       batch_index: int, temperature: float) -> dict[tuple[int, int], object]:
         """Teacher log-probs of the student turns of tasks that have a skill (all, or ``opsd_turns`` of
-        them drawn at random), keyed by (episode, turn)."""
+        them drawn at random, seeded by ``batch_index``), keyed by (episode, turn). ``policy``: the
+        model for the teacher's no-grad forwards (the module's ``no_grad_policy()``); ``temperature``:
+        the token log-probs' (the module's ``logprob_temperature``, generate mode)."""
         g = self.group_size
         keys, prompts, turns = [], [], []
-        for f, task_keys in zip(fitted, self.student_turns(groups)):
+        for f, task_keys in zip(fitted, student_turns(groups, g)):
             if not f.text:  # no skill: the teacher is the student (a = 0), no OPSD term for the task
                 continue
             for (e, k), prompt in zip(task_keys, f.teacher_prompts):
@@ -45,7 +64,7 @@ class UpdateSamples:
                 prompts.append(prompt)
                 turns.append(groups[e // g][e % g].turns[k])
         if 0 < self.config.opsd_turns < len(keys):  # a uniform random subset: an unbiased estimate of the mean
-            generator = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed + OPSD_TURNS_SALT, self.batch_index)))
+            generator = torch.Generator().manual_seed(rank_seed(step_seed(self.context.seed + OPSD_TURNS_SALT, batch_index)))
             keep = sorted(torch.randperm(len(keys), generator=generator)[: self.config.opsd_turns].tolist())
             keys, prompts, turns = [keys[i] for i in keep], [prompts[i] for i in keep], [turns[i] for i in keep]
         if not keys:
@@ -55,16 +74,17 @@ class UpdateSamples:
         choice = [t for t in turns if t.candidates is not None]
         if self.config.choice_loss == "softmax" and len(choice) == len(turns):
             agent = self.context.agent
-            values = teacher_choice_logprobs(self.no_grad_policy(), prompts, turns, pad_id, agent.choice_score,
+            values = teacher_choice_logprobs(policy, prompts, turns, pad_id, agent.choice_score,
                                              agent.choice_temperature, budget)
         else:
-            values = teacher_token_logprobs(self.no_grad_policy(), prompts, turns, pad_id, self.logprob_temperature,
-                                            budget)
+            values = teacher_token_logprobs(policy, prompts, turns, pad_id, temperature, budget)
         return dict(zip(keys, values))
 
     def action_samples(self, episodes: list[Episode], advantages: list[list[float]], omega: list[float],
                        teacher: dict) -> list:
-        """``advantages[e][k]``: turn k of episode e's RLVR advantage (``rlvr_advantages``)."""
+        """Every student turn with a response as one sample. ``advantages[e][k]``: turn k of episode e's
+        RLVR advantage (the module's ``rlvr_advantages``); ``omega[i]``: task i's ω (episode e's task is
+        its ``group_id``); ``teacher``: the teacher's values keyed by (e, k) (``teacher_values``)."""
         cfg = self.config
         samples = []
         for e, (episode, turn_values) in enumerate(zip(episodes, advantages)):
