@@ -197,6 +197,22 @@ def _sizes(run: dict, agent: str) -> str:
     return "/".join(f"{100 * row[agent]['success']:.0f}" for row in run["report"]) + "%"
 
 
+def _rao_largest(group: list[dict]) -> tuple[str, str, str]:
+    """RAO at the report's largest size (most window multiples): its label, recursive vs flat per seed,
+    and recursive − flat in points (mean ± sd over the seeds)."""
+    label = str(group[0]["report"][-1]["short"]).split(" (")[-1].rstrip(")")
+    last = [run["report"][-1] for run in group]
+    per_seed = (" / ".join(f"{100 * row['recursive']['success']:.0f}" for row in last) + "% vs flat "
+                + " / ".join(f"{100 * row['flat']['success']:.0f}" for row in last) + "%")
+    return label, per_seed, _change([row["recursive"]["success"] - row["flat"]["success"] for row in last])
+
+
+def _sft_losses(group: list[dict]) -> str:
+    """Each seed's warm-start SFT loss (RAO's results follow its warm start more than its seed)."""
+    return " / ".join(
+        "?" if run.get("warm_start_sft_loss") is None else f"{run['warm_start_sft_loss']:.3f}" for run in group)
+
+
 def _rao_summary(group: list[dict]) -> str:
     """RAO's headline: recursive vs flat at every size (the window multiples), per seed."""
     sizes = "/".join(str(row["short"]).split(" (")[-1].rstrip(")") for row in group[0]["report"])
@@ -222,8 +238,9 @@ def headline_runs(root: Path) -> str:
             group = groups[algo, threads]
             seeds, walls = ", ".join(str(r["seed"]) for r in group), ", ".join(_wall(r) for r in group)
             if algo == "rao":
-                rows.append(["`make train ALGO=rao`", "greedy, recursive vs flat agent", str(threads), seeds,
-                             _rao_summary(group), "—", walls])
+                label, _, gain = _rao_largest(group)
+                rows.append(["`make train ALGO=rao`", f"greedy, recursive vs flat agent (warm-start SFT loss {_sft_losses(group)})",
+                             str(threads), seeds, _rao_summary(group), f"recursive − flat at {label}: {gain}", walls])
                 continue
             for i, (key, label) in enumerate(HEADLINE_METRICS[algo]):
                 rows.append([f"`make train ALGO={algo}`" if i == 0 else "", label, str(threads), seeds,
@@ -244,7 +261,9 @@ def readme_headline(root: Path) -> str:
         group = groups[algo, threads]
         seeds = f"{'/'.join(str(r['seed']) for r in group)} ({threads} threads)"
         if algo == "rao":
-            rows.append(["`make train ALGO=rao`", seeds, "greedy " + _rao_summary(group), "—", "", _wall_range(group)])
+            label, per_seed, gain = _rao_largest(group)
+            rows.append(["`make train ALGO=rao`", seeds, f"greedy at {label} window: recursive {per_seed}",
+                         f"{gain} vs flat", f"SFT loss {_sft_losses(group)}", _wall_range(group)])
             continue
         (key, label), (other, other_label) = HEADLINE_METRICS[algo][:2]
         if len({r["before"][key] for r in group}) == 1:  # one warm start, one evaluation: "33.3% → 47.1 / 44.2%"

@@ -34,6 +34,8 @@ def _fake_run(checkout: Path, seed: int, before: float, after: float, wall: int)
         f"== grpo seed {seed} start 2026-12-06T14:06:19 load 0.27 0.90 1.08",
         ".venv/bin/python -m pip install -q -e packages/core",
         "warm start: supervised fine-tuning on expert trajectories (building…)",
+        "  model folder .cache/coevo/warmstart/f0c1885aef3ca086 (1,052,672 parameters, ",  # wrapped as printed
+        "SFT loss 0.230, built in 246.6 s)",
         f"TensorBoard logs: runs/grpo-household-{seed}/tb   (tensorboard --logdir",
         f"== rc 0 wall {wall} s end 2026-12-06T14:26:33 load 4.48 5.09 4.24"]) + "\n")
     return log
@@ -47,6 +49,7 @@ def test_an_entry_holds_the_command_settings_and_both_evaluations(tmp_path):
     assert entry["before"] == {"success": 0.25, "greedy/success": 0.25}  # numbers only
     assert entry["after"]["greedy/success"] == pytest.approx(0.6)
     assert (entry["warm_start"], entry["venv_built"], entry["fresh_clone"]) == ("built", True, True)
+    assert (entry["warm_start_key"], entry["warm_start_sft_loss"]) == ("f0c1885aef3ca086", 0.23)
     assert entry["load_average_at_start"] == [0.27, 0.9, 1.08] and entry["load_average_at_end"][1] == 5.09
 
 
@@ -75,24 +78,35 @@ def test_the_table_shows_every_seed_and_the_spread(tmp_path):
     assert "| greedy | 2 | 0, 1, 2 |" in greedy and "+25.0 ± 8.7" in greedy
 
 
-def test_rao_runs_show_recursive_against_flat_at_every_size(tmp_path):
-    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
-    log = _fake_run(tmp_path / "clone", 0, 0.25, 0.5, 780)
-    log.write_text(log.read_text().replace("grpo seed", "rao seed"))
-    run = tmp_path / "clone" / "runs" / "grpo-household-0"
+def _rao_entry(clone: Path, seed: int, sizes: list[tuple[int, float, float]], sft_loss: str) -> dict:
+    """A finished `make train ALGO=rao` run's entry: ``sizes`` are (window multiple, recursive, flat) success."""
+    log = _fake_run(clone, seed, 0.25, 0.5, 780)
+    log.write_text(log.read_text().replace("grpo seed", "rao seed").replace("SFT loss 0.230", f"SFT loss {sft_loss}"))
+    run = clone / "runs" / f"grpo-household-{seed}"
     (run / "config.yaml").write_text("env:\n  name: longctx\nalgo:\n  report:\n    json: rao_report.json\n")
-    sizes = [(1, 1.0, 0.95), (2, 0.95, 0.2), (4, 0.9, 0.0), (8, 0.65, 0.0)]
     (run / "rao_report.json").write_text(json.dumps([
         {"label": f"x={m}", "short": f"{m} ({m}x)", "value": m, "make_env": None,
          "recursive": {"success": rec, "tree/nodes": 3.0}, "flat": {"success": flat}} for m, rec, flat in sizes]))
-    entry = headline_runs.entry_of(log, fresh_clone=True)
-    assert [row["recursive"]["success"] for row in entry["report"]] == [1.0, 0.95, 0.9, 0.65]
+    return {"entry": f"rao_s{seed}_t2", **headline_runs.entry_of(log, fresh_clone=True)}
+
+
+def test_rao_runs_show_recursive_against_flat_at_every_size(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
+    entries = [_rao_entry(tmp_path / "clone", 0, [(1, 1.0, 0.95), (2, 0.95, 0.2), (4, 0.9, 0.0), (8, 0.65, 0.0)], "0.005"),
+               _rao_entry(tmp_path / "clone", 1, [(1, 1.0, 0.0), (2, 0.8, 0.0), (4, 0.7, 0.0), (8, 0.4, 0.05)], "0.270")]
+    assert [row["recursive"]["success"] for row in entries[0]["report"]] == [1.0, 0.95, 0.9, 0.65]
+    assert entries[1]["warm_start_sft_loss"] == 0.27
     root = tmp_path / "repo"
     (root / "bench").mkdir(parents=True)
-    (root / "bench" / "headline_runs.json").write_text(json.dumps({"entries": [{"entry": "rao_s0_t2", **entry}]}))
+    (root / "bench" / "headline_runs.json").write_text(json.dumps({"entries": entries}))
     tables = _tables_module()
-    expected = "at 1x/2x/4x/8x: recursive 100/95/90/65% vs flat 95/20/0/0%"
-    assert expected in tables.headline_runs(root) and expected in tables.readme_headline(root)
+    docs = tables.headline_runs(root)
+    assert ("at 1x/2x/4x/8x: recursive 100/95/90/65% vs flat 95/20/0/0%; recursive 100/80/70/40% vs flat 0/0/0/5%"
+            in docs)
+    # recursive - flat at 8x: 65 and 35 points, mean 50, sample sd sqrt((15^2 + 15^2) / 1) = 21.2
+    assert "recursive − flat at 8x: +50.0 ± 21.2" in docs and "warm-start SFT loss 0.005 / 0.270" in docs
+    readme = tables.readme_headline(root)
+    assert "greedy at 8x window: recursive 65 / 40% vs flat 0 / 5% | +50.0 ± 21.2 vs flat | SFT loss 0.005 / 0.270 |" in readme
 
 
 def test_evoheir_runs_keep_its_own_held_out_line(tmp_path):

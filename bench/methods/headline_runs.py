@@ -4,7 +4,8 @@ Each run is a ``make train ALGO=<algo> ARGS="seed=<s> …"`` whose output went t
 line ``== <algo> seed <s> start <ISO time> load …`` and ends with ``== rc <rc> wall <seconds> s end …``
 (``bench/methods/headline_runs.sh`` writes such logs). This script reads each log, finds the run folder the run
 printed, and stores in the record everything a table needs: the command, the commit of the checkout it ran in,
-seed, torch threads, machine, date, wall time, whether the checkout was a fresh clone, and the held-out
+seed, torch threads, machine, date, wall time, whether the checkout was a fresh clone, the warm start (built or
+cached, its cache key and final SFT loss: runs with one key in one checkout share a build), and the held-out
 evaluations before and after training (every number of ``eval_before.json`` / ``eval_after.json``)::
 
     bash bench/methods/headline_runs.sh CHECKOUT grpo:0 grpo:1 …     # plays the runs, one after another
@@ -35,6 +36,8 @@ START = re.compile(r"^== (?P<algo>\w+) seed (?P<seed>\d+) start (?P<date>\S+) lo
 END = re.compile(r"^== rc (?P<rc>-?\d+) wall (?P<wall>\d+) s end (?P<end>\S+) load (?P<load>[\d. ]+)$")
 RUN_FOLDER = re.compile(r"TensorBoard logs: (?P<folder>\S+)/tb\b")
 WARM_START = re.compile(r"warm start: .*\((?P<state>building…|cached)\)")
+# the warm start's model folder (its cache key) and final SFT loss, printed whether built or cached
+WARM_START_MODEL = re.compile(r"model folder \S*?(?P<key>[0-9a-f]{16}) \(.*?SFT loss (?P<loss>[\d.]+), built", re.S)
 
 
 def _numeric(data: dict) -> dict[str, float]:
@@ -82,6 +85,7 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
     run = checkout / folder["folder"]
     config = yaml.safe_load((run / "config.yaml").read_text())
     warm = WARM_START.search(text)
+    model = WARM_START_MODEL.search(text)
     entry = {
         "algo": start["algo"], "seed": int(start["seed"]),
         "command": f"make train ALGO={start['algo']} ARGS=\"seed={start['seed']}\"",
@@ -89,6 +93,8 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
         "torch_threads": _torch_threads(config.get("trainer", {}).get("cpu_threads")),
         "commit": _commit(checkout), "fresh_clone": fresh_clone,
         "warm_start": {"building…": "built", "cached": "cached"}.get(warm["state"]) if warm else None,
+        "warm_start_key": model["key"] if model else None,  # runs that share a key share one warm-start build
+        "warm_start_sft_loss": float(model["loss"]) if model else None,
         "venv_built": "pip install" in text,  # the first make target of a fresh clone sets up .venv
         "date": start["date"], "wall_seconds": int(end["wall"]), "returncode": int(end["rc"]),
         "load_average_at_start": [float(x) for x in start["load"].split()],  # 1, 5, 15 minutes
