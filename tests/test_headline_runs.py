@@ -53,6 +53,17 @@ def test_an_entry_holds_the_command_settings_and_both_evaluations(tmp_path):
     assert entry["load_average_at_start"] == [0.27, 0.9, 1.08] and entry["load_average_at_end"][1] == 5.09
 
 
+def test_a_run_with_its_own_thread_count_says_so_in_its_command(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    log = _fake_run(tmp_path, 2, 0.25, 0.5, 300)
+    log.write_text(log.read_text().replace("== grpo seed 2 start", "== grpo seed 2 threads 1 start"))
+    run = tmp_path / "runs" / "grpo-household-2"
+    (run / "config.yaml").write_text("seed: 2\nenv:\n  name: household\ntrainer:\n  cpu_threads: 1\n")
+    entry = headline_runs.entry_of(log, fresh_clone=True)
+    assert entry["command"] == 'make train ALGO=grpo ARGS="seed=2 trainer.cpu_threads=1"'
+    assert (entry["argv"], entry["torch_threads"]) == (["seed=2", "trainer.cpu_threads=1"], 1)
+
+
 def test_an_unfinished_log_is_refused_by_name(tmp_path):
     log = _fake_run(tmp_path, 0, 0.25, 0.5, 10)
     log.write_text(log.read_text().rsplit("== rc", 1)[0])

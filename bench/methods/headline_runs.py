@@ -32,7 +32,7 @@ from bench.records import save_entry
 
 RECORD = Path(__file__).with_suffix(".json")
 QUESTION = "what `make train ALGO=…` gives with its defaults, per seed and torch threads"
-START = re.compile(r"^== (?P<algo>\w+) seed (?P<seed>\d+) start (?P<date>\S+) load (?P<load>[\d. ]+)$")
+START = re.compile(r"^== (?P<algo>\w+) seed (?P<seed>\d+)(?: threads (?P<threads>\d+))? start (?P<date>\S+) load (?P<load>[\d. ]+)$")
 END = re.compile(r"^== rc (?P<rc>-?\d+) wall (?P<wall>\d+) s end (?P<end>\S+) load (?P<load>[\d. ]+)$")
 RUN_FOLDER = re.compile(r"TensorBoard logs: (?P<folder>\S+)/tb\b")
 WARM_START = re.compile(r"warm start: .*\((?P<state>building…|cached)\)")
@@ -86,10 +86,11 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
     config = yaml.safe_load((run / "config.yaml").read_text())
     warm = WARM_START.search(text)
     model = WARM_START_MODEL.search(text)
+    argv = [f"seed={start['seed']}", *([f"trainer.cpu_threads={start['threads']}"] if start["threads"] else [])]
     entry = {
         "algo": start["algo"], "seed": int(start["seed"]),
-        "command": f"make train ALGO={start['algo']} ARGS=\"seed={start['seed']}\"",
-        "argv": [f"seed={start['seed']}"],
+        "command": f"make train ALGO={start['algo']} ARGS=\"{' '.join(argv)}\"",
+        "argv": argv,
         "torch_threads": _torch_threads(config.get("trainer", {}).get("cpu_threads")),
         "commit": _commit(checkout), "fresh_clone": fresh_clone,
         "warm_start": {"building…": "built", "cached": "cached"}.get(warm["state"]) if warm else None,
