@@ -89,6 +89,21 @@ def test_the_table_shows_every_seed_and_the_spread(tmp_path):
     assert "| greedy | 2 | 0, 1, 2 |" in greedy and "+25.0 ± 8.7" in greedy
 
 
+def test_the_readme_row_states_the_change_at_other_thread_counts(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
+    entries = []
+    for seed, threads, after in [(0, 2, 0.5), (1, 2, 0.35), (0, 1, 0.30), (1, 1, 0.20)]:
+        clone = tmp_path / "clone" / f"t{threads}"
+        entry = headline_runs.entry_of(_fake_run(clone, seed, 0.25, after, 600), True)
+        entries.append({"entry": f"grpo_s{seed}_t{threads}", "settings": {}, **entry, "torch_threads": threads})
+    root = tmp_path / "repo"
+    (root / "bench").mkdir(parents=True)
+    (root / "bench" / "headline_runs.json").write_text(json.dumps({"entries": entries}))
+    readme = _tables_module().readme_headline(root)
+    # 2 threads: +25 and +10 (mean 17.5, sd 10.6); 1 thread: +5 and -5 (mean 0, sd 7.1)
+    assert "| 0/1 (2 threads; 1 thread: +0.0 ± 7.1) | sampled 25.0% → 50.0 / 35.0% | +17.5 ± 10.6 |" in readme
+
+
 def _rao_entry(clone: Path, seed: int, sizes: list[tuple[int, float, float]], sft_loss: str) -> dict:
     """A finished `make train ALGO=rao` run's entry: ``sizes`` are (window multiple, recursive, flat) success."""
     log = _fake_run(clone, seed, 0.25, 0.5, 780)
