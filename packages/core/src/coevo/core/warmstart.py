@@ -148,6 +148,9 @@ def warm_start(
     loader = sft_loader(samples, settings, tokenizer.pad_token_id)
     optim = sft_optim(settings.sft, len(loader))
     if settings.sft.compile:
+        if not torch.cuda.is_available() and torch.get_num_threads() > 1:
+            log.warning("warmstart.sft.compile=true over %d CPU threads: inductor's parallel kernels make two builds "
+                        "of this warm start differ (eager, or 1 thread, repeats to the bit)", torch.get_num_threads())
         model.compile(dynamic=True)  # the module's call goes through inductor; its weights and names stay
     module = SFTModule(model, optim)
     trainer = L.Trainer(

@@ -26,7 +26,9 @@ class SFTSettings:
     group_by_length: bool = False
     # true: torch.compile the model for the SFT (inductor, dynamic shapes; needs a C++ compiler on CPU).
     # 11-25 s of compiling, then 1.23x faster steps on the RAO longctx warm start (bench/throughput/sft_compile.py);
-    # the result differs from eager only by float rounding, which can still change what a seed learns
+    # the result differs from eager only by float rounding, which can still change what a seed learns; over
+    # more than one CPU thread two compiled builds differ from each other (inductor's parallel kernels; eager and
+    # 1-thread compiled builds repeat to the bit, measured on the RAO longctx warm start), so it warns then
     compile: bool = False
     optim: OptimSettings = field(default_factory=lambda: OptimSettings(lr=3e-3, warmup_steps=20, decay_steps=0))
 
