@@ -24,10 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.records import save_entry
+from bench.records import settings_of
 
 RECORD = Path(__file__).with_suffix(".json")
-QUESTION = "is a warm start the same when it is built twice (eager or compiled, per thread count)?"
 BASE = ["algo=rao", "seed=0", "trainer.max_steps=1", "trainer.progress_bar=false", "eval.before=false",
         "eval.after=false", "algo.report.num_tasks=0"]
 
@@ -50,7 +49,6 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--builds", type=int, default=2, help="builds per setting (at least 2)")
     parser.add_argument("--threads", default="1,2", help="comma-separated CPU thread counts")
-    parser.add_argument("--entry", default="rao_longctx", help="the entry of sft_repeatability.json to write")
     args, overrides = parser.parse_known_args(argv)
     threads_list = [int(t) for t in args.threads.split(",") if t.strip().isdigit()]
     if args.builds < 2 or not threads_list or min(threads_list) < 1:
@@ -68,11 +66,12 @@ def main(argv: list[str] | None = None) -> None:
                       f"{' / '.join(repr(x) for x in losses)} -> {'repeats' if settings[-1]['repeats'] else 'DIFFERS'}",
                       flush=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    record = {"command": " ".join(["python -m bench.throughput.sft_repeatability", *(argv or sys.argv[1:])]),
-              "commit": commit, "date": datetime.date.today().isoformat(), "seed": 0,
-              "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}", "builds": args.builds,
+    command_line = list(argv or sys.argv[1:])
+    record = {"command": " ".join(["python -m bench.throughput.sft_repeatability", *command_line]),
+              "settings": settings_of(command_line), "commit": commit, "date": datetime.date.today().isoformat(),
+              "seed": 0, "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}", "builds": args.builds,
               "overrides": [*BASE, *overrides], "settings_measured": settings}
-    save_entry(RECORD, args.entry, record, list(argv or sys.argv[1:]), QUESTION)
+    RECORD.write_text(json.dumps(record, indent=2) + "\n")
     print(f"record: {RECORD}")
 
 
