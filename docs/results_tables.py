@@ -239,8 +239,9 @@ def headline_runs(root: Path) -> str:
             seeds, walls = ", ".join(str(r["seed"]) for r in group), ", ".join(_wall(r) for r in group)
             if algo == "rao":
                 label, _, gain = _rao_largest(group)
-                rows.append(["`make train ALGO=rao`", f"greedy, recursive vs flat agent (warm-start SFT loss {_sft_losses(group)})",
-                             str(threads), seeds, _rao_summary(group), f"recursive − flat at {label}: {gain}", walls])
+                metric = f"greedy, recursive vs flat agent (warm-start SFT loss {_sft_losses(group)})"
+                rows.append(["`make train ALGO=rao`", metric, str(threads), seeds, _rao_summary(group),
+                             f"recursive − flat at {label}: {gain}", walls])
                 continue
             for i, (key, label) in enumerate(HEADLINE_METRICS[algo]):
                 rows.append([f"`make train ALGO={algo}`" if i == 0 else "", label, str(threads), seeds,
