@@ -8,7 +8,7 @@ entry of that one record, its settings inside it rather than in a file name::
      "entries": [{"entry": "tiny", "settings": {"repeats": "6", "steps": "8"}, "command": "…", …}, …]}
 
 ``save_entry`` writes one entry (replacing the entry of that name, keeping the others); ``settings_of``
-reads a command line's settings: its ``--flags`` and ``key=value`` overrides. The docs' tables read an
+reads a command line's settings: its ``--flags`` and ``key=value`` overrides; ``commit_of`` names the code measured. The docs' tables read an
 entry with ``docs/results_tables.py``'s ``_record(root, study, entry)``; the notebook cites one as
 ``study.json#entry``.
 """
@@ -16,9 +16,18 @@ entry with ``docs/results_tables.py``'s ``_record(root, study, entry)``; the not
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def commit_of(checkout: Path = ROOT) -> str:
+    """The short hash of ``checkout``'s HEAD (empty outside a git checkout)."""
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip()
+
+
 # flags that name where a result goes (a name, not a setting of the measurement)
 NOT_SETTINGS = {"entry", "out", "results"}
 # flags whose values are key=value overrides of their own (kept as a list under the flag)

@@ -197,10 +197,15 @@ def _sizes(run: dict, agent: str) -> str:
     return "/".join(f"{100 * row[agent]['success']:.0f}" for row in run["report"]) + "%"
 
 
+def _size_label(row: dict) -> str:
+    """A RAO report row's size as window multiples: ``"4 (4x)"`` -> ``"4x"``."""
+    return str(row["short"]).split(" (")[-1].rstrip(")")
+
+
 def _rao_largest(group: list[dict]) -> tuple[str, str, str]:
     """RAO at the report's largest size (most window multiples): its label, recursive vs flat per seed,
     and recursive − flat in points (mean ± sd over the seeds)."""
-    label = str(group[0]["report"][-1]["short"]).split(" (")[-1].rstrip(")")
+    label = _size_label(group[0]["report"][-1])
     last = [run["report"][-1] for run in group]
     per_seed = (" / ".join(f"{100 * row['recursive']['success']:.0f}" for row in last) + "% vs flat "
                 + " / ".join(f"{100 * row['flat']['success']:.0f}" for row in last) + "%")
@@ -215,7 +220,7 @@ def _sft_losses(group: list[dict]) -> str:
 
 def _rao_summary(group: list[dict]) -> str:
     """RAO's headline: recursive vs flat at every size (the window multiples), per seed."""
-    sizes = "/".join(str(row["short"]).split(" (")[-1].rstrip(")") for row in group[0]["report"])
+    sizes = "/".join(_size_label(row) for row in group[0]["report"])
     return f"at {sizes}: " + "; ".join(f"recursive {_sizes(r, 'recursive')} vs flat {_sizes(r, 'flat')}" for r in group)
 
 

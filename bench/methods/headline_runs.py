@@ -23,12 +23,11 @@ import json
 import os
 import platform
 import re
-import subprocess
 from pathlib import Path
 
 import yaml
 
-from bench.records import save_entry
+from bench.records import commit_of, save_entry
 
 RECORD = Path(__file__).with_suffix(".json")
 QUESTION = "what `make train ALGO=…` gives with its defaults, per seed and torch threads"
@@ -67,8 +66,7 @@ def _torch_threads(setting: object) -> int:
 
 
 def _commit(checkout: Path) -> str:
-    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return done.stdout.strip() or "unknown"
+    return commit_of(checkout) or "unknown"
 
 
 def entry_of(log: Path, fresh_clone: bool) -> dict:

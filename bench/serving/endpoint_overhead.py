@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import threading
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench.records import commit_of
 
 
 def build(hidden: int, layers: int):
@@ -126,7 +125,7 @@ def main() -> None:
     results = {way: best(r) for way, r in runs.items()}
     ratio = {f"{c}_clients": round(results[f"direct_{c}"]["tokens_per_s"] / results[f"endpoint_{c}"]["tokens_per_s"], 3)
              for c in (1, args.clients)}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    commit = commit_of()
     record = {
         "command": "python -m bench.serving.endpoint_overhead " + " ".join(sys.argv[1:]),
         "commit": commit, "date": date.today().isoformat(), "seeds": {"model": 0, "sampling": 1, "server": 1},

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.records import commit_of
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).with_name("preset_startup.json")
 
@@ -91,10 +93,6 @@ def measure(preset: str, model_path: str, threads: int, timeout: float) -> float
     return f"failed (exit {done.returncode}): {' '.join(done.stderr.strip().splitlines()[-2:])[:300]}"
 
 
-def commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-
-
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", action="append", help="a preset of configs/experiment/ (repeatable; default all)")
@@ -120,7 +118,7 @@ def main(argv=None) -> dict:
         seconds[preset] = measure(preset, model_path, args.threads, args.timeout)
         print(f"{preset}: {seconds[preset]} s to the first training step", flush=True)
     record = {"label": args.label, "command": " ".join(["python -m bench.throughput.preset_startup", *(argv or sys.argv[1:])]),
-              "commit": commit(), "date": datetime.date.today().isoformat(), "torch_threads": args.threads,
+              "commit": commit_of(), "date": datetime.date.today().isoformat(), "torch_threads": args.threads,
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "model": "SmolLM2-135M-Instruct (float32)",
               "seconds_to_first_step": seconds}
     records = json.loads(args.out.read_text()) if args.out.is_file() else []

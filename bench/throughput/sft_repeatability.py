@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.records import settings_of
+from bench.records import commit_of, settings_of
 
 RECORD = Path(__file__).with_suffix(".json")
 BASE = ["algo=rao", "seed=0", "trainer.max_steps=1", "trainer.progress_bar=false", "eval.before=false",
@@ -65,10 +65,9 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{threads} thread(s), {'compiled' if compile_sft else 'eager'}: final SFT loss "
                       f"{' / '.join(repr(x) for x in losses)} -> {'repeats' if settings[-1]['repeats'] else 'DIFFERS'}",
                       flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     command_line = list(argv or sys.argv[1:])
     record = {"command": " ".join(["python -m bench.throughput.sft_repeatability", *command_line]),
-              "settings": settings_of(command_line), "commit": commit, "date": datetime.date.today().isoformat(),
+              "settings": settings_of(command_line), "commit": commit_of(), "date": datetime.date.today().isoformat(),
               "seed": 0, "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}", "builds": args.builds,
               "overrides": [*BASE, *overrides], "settings_measured": settings}
     RECORD.write_text(json.dumps(record, indent=2) + "\n")

@@ -3,7 +3,8 @@
 ``update``: GRPO's forward + backward over a step's samples, micro-batched as the GRPO module does
 (``split_micro_batches`` + ``sequence_token_logprobs`` for generated turns, ``split_micro_batches`` +
 ``chosen_logprobs`` for choice turns; an older checkout's own splitters where it has no
-``split_micro_batches``); ``score``: the ``hf`` engine scoring every turn's one agent-loop turn (32 prompts) per call. The code under test is whatever
+``split_micro_batches``); ``score``: the ``hf`` engine scoring every turn's candidates, one agent-loop
+turn (32 prompts) per call. The code under test is whatever
 ``coevo.core`` the interpreter imports, so ``bench/throughput/hot_path_kernels.py`` can run this file with an
 older checkout first on ``PYTHONPATH`` and compare.
 """
@@ -34,14 +35,18 @@ def _first_position(mb) -> int:
     return first(mb)
 
 
+try:  # the importable code's splitter; before it existed, batching's and choice_batching's own
+    from coevo.core.algos.micro_batches import split_micro_batches
+except ImportError:
+    split_micro_batches = None
+
+
 def _groups(samples, budget, pad_id) -> list[list]:
     """The samples of each micro-batch, split as the importable code splits them (``split_micro_batches``;
     before it existed, ``batching.micro_batches`` and ``choice_batching.choice_micro_batches``)."""
     if not samples:
         return []
-    try:
-        from coevo.core.algos.micro_batches import split_micro_batches
-    except ImportError:
+    if split_micro_batches is None:
         if hasattr(samples[0], "input_ids"):
             return batching.micro_batches(samples, budget, pad_id)
         return [[samples[i] for i in group] for group in choice_batching.choice_micro_batches(samples, budget)]
