@@ -35,7 +35,7 @@ def _serve(*args: str) -> subprocess.Popen:
 @pytest.mark.parametrize("which", ["checkpoint", "model.path"])
 def test_serves_a_run_or_a_model_folder(run_folder, which):
     target = run_folder if which == "checkpoint" else run_folder / "policy"
-    process = _serve(f"{which}={target}", "server.port=0", "server.model_name=mine")
+    process = _serve(f"{which}={target}", "server.port=0", "server.model_name=mine", "cpu_threads=1")
     try:
         output, deadline = "", time.monotonic() + 120
         while not URL.search(output.replace("\n", "")) and time.monotonic() < deadline:
@@ -66,6 +66,7 @@ def test_serves_a_run_or_a_model_folder(run_folder, which):
     (["model.path=/x", "server.reward_timeout_s=0"], "server.reward_timeout_s"),
     (["model.path=/no/such/folder"], "model.path"),
     (["model.path=/x", "server.prot=1"], "unknown key server.prot"),
+    (["model.path=/x", "cpu_threads=0"], "cpu_threads"),
 ])
 def test_bad_settings_are_one_line(args, fragment):
     done = subprocess.run([sys.executable, "-m", "coevo.core.cli.serve", *args], capture_output=True, text=True,

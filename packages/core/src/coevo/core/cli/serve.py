@@ -52,6 +52,8 @@ def run(cfg: DictConfig, block: bool = True):
         settings: ServeSchema = validate(cfg, ServeSchema, "serve")
         if settings.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("device=cuda: no GPU is visible; set device=cpu (or auto)")
+    if settings.cpu_threads:
+        torch.set_num_threads(settings.cpu_threads)
     with stage("checkpoint"):
         key = "checkpoint" if settings.checkpoint is not None else "model.path"
         folder = model_folder(settings.checkpoint) if settings.checkpoint is not None else settings.model.path

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from coevo.core.fields import check_instance, choice, path, random_seed
+from coevo.core.fields import bounded, check_instance, choice, path, random_seed
 from coevo.core.serve.settings import ServerSettings
 
 DTYPES = ("float32", "bfloat16", "float16")
@@ -29,6 +29,7 @@ class ServeSchema:
     model: ServeModelSettings = field(default_factory=ServeModelSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     device: str = choice("auto", DEVICES)  # auto: the GPU when one is visible, else the CPU
+    cpu_threads: int | None = bounded(None, ge=1)  # torch intra-op threads on the CPU; null: torch's default
     seed: int = random_seed(0)
     debug: bool = False  # true: an error prints its full traceback after the one-line message
 
