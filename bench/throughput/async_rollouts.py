@@ -6,7 +6,12 @@ after the other: ``sync`` (the trainer plays, then updates; ``--sync-threads`` t
 with ``--async-threads`` threads). Per run: training wall time, steps/s, trained agent tokens/s, the
 staleness of every step's batch (histogram), the share of samples dropped as too stale, and held-out
 success after training (``eval.*`` defaults: sampled and greedy). ``speedup`` = async steps/s over
-sync steps/s, per seed. Launch (from the repository root, with ``coevo-core[async]``):
+sync steps/s, per seed. Each run also keeps its mean seconds a step of playing (sync: the trainer's
+rollout; async: the worker's play), of the update, and (async) of waiting for the batch and pushing
+the weights; ``ceiling`` = (sync rollout + sync update) / max(async play, async update), per seed: the
+speedup a perfect overlap would reach with the phases as fast as the async run measured them (each
+on its own thread, where the sync run gives both phases two). Launch (from the repository root,
+with ``coevo-core[async]``):
 
     .venv/bin/python -m bench.throughput.async_rollouts eval.num_tasks=30 --steps 8 --seeds 0 1 2   # key=value overrides first
 
@@ -51,13 +56,30 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
     samples = sum(r.get("train/budget/rollouts", 0.0) for r in rows)
     dropped = sum(r.get("rollout/dropped_stale", 0.0) for r in rows)
     after = result["after"] or {}
-    return {"mode": mode, "max_staleness": staleness if mode == "async" else None, "seed": seed,
+
+    def mean_of(key: str) -> float | None:
+        values = [r[key] for r in rows if key in r]
+        return round(statistics.mean(values), 3) if values else None
+
+    play = "rollout/play_seconds" if mode == "async" else "train/rollout_seconds"
+    phases = {"play": mean_of(play), "update": mean_of("train/update_seconds")}
+    if mode == "async":
+        phases |= {"wait": mean_of("train/rollout_seconds"), "push": mean_of("rollout/push_seconds")}
+    return {"phase_seconds": phases, "mode": mode, "max_staleness": staleness if mode == "async" else None, "seed": seed,
             "torch_threads": threads, "steps": result["steps"], "train_seconds": round(result["train_seconds"], 2),
             "steps_per_s": round(result["steps"] / result["train_seconds"], 4),
             "agent_tokens_per_s": round(tokens / result["train_seconds"], 1),
             "staleness_histogram": dict(sorted(Counter(int(r.get("rollout/staleness_max", 0)) for r in rows).items())),
             "dropped_share": dropped / max(samples + dropped, 1.0),
             "heldout_after": after.get("success"), "heldout_after_greedy": after.get("greedy/success")}
+
+
+def ceiling(sync: dict, asynchronous: dict) -> float | None:
+    """(sync play + sync update) / max(async play, async update): a perfect overlap's speedup."""
+    s, a = sync.get("phase_seconds", {}), asynchronous["phase_seconds"]
+    if None in (s.get("play"), s.get("update"), a["play"], a["update"]):
+        return None
+    return (s["play"] + s["update"]) / max(a["play"], a["update"])
 
 
 def summarise(runs: list[dict]) -> dict:
@@ -74,6 +96,11 @@ def summarise(runs: list[dict]) -> dict:
                         if s["mode"] == "sync" and a["mode"] == "async" and f"async_s{a['max_staleness']}" == name
                         and a["seed"] == s["seed"]]
             values["speedup"] = round(statistics.mean(speedups), 3) if speedups else None
+            ceilings = [ceiling(s, a) for a in runs for s in runs
+                        if s["mode"] == "sync" and a["mode"] == "async" and f"async_s{a['max_staleness']}" == name
+                        and a["seed"] == s["seed"] and "phase_seconds" in a]
+            if ceilings and None not in ceilings:
+                values["ceiling"] = round(statistics.mean(ceilings), 3)
     return summary
 
 
