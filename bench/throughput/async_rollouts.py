@@ -31,12 +31,30 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
+import lightning as L
+
 from bench.records import save_entry
+from coevo.core import registry
 
 ROOT = Path(__file__).resolve().parents[2]
+STEP_ENDS: list[float] = []  # the wall clock at the end of every optimizer step of the current run
+
+
+@registry.callbacks.register("bench_step_clock")
+class StepClock(L.Callback):
+    """Notes when each optimizer step ends (``trainer.callbacks=[bench_step_clock]``), for the steady rate."""
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        STEP_ENDS.append(time.perf_counter())
+
+
+def steady_rate(ends: list[float]) -> float | None:
+    """Steps/s after the first step (which also starts the worker and plays the first batch alone)."""
+    return (len(ends) - 1) / (ends[-1] - ends[0]) if len(ends) > 1 and ends[-1] > ends[0] else None
 
 
 def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
@@ -46,11 +64,14 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
     run_dir = work / f"{mode}{staleness}-s{seed}"
     threads = args.sync_threads if mode == "sync" else args.async_threads
     overrides = [f"seed={seed}", f"trainer.max_steps={args.steps}", f"run_dir={run_dir}", "eval.before=false",
-                 "trainer.progress_bar=false", f"trainer.cpu_threads={threads}", *args.overrides]
+                 "trainer.progress_bar=false", f"trainer.cpu_threads={threads}", "trainer.callbacks=[bench_step_clock]",
+                 *args.overrides]
     if mode == "async":
         overrides += ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}",
                       f"rollout.async.threads={args.async_threads}"]
+    STEP_ENDS.clear()
     result = train.run(compose_config("train", overrides, repository=str(ROOT / "configs")))
+    steady = steady_rate(STEP_ENDS)
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     tokens = sum(r.get("train/agent_tokens", 0.0) for r in rows)
     samples = sum(r.get("train/budget/rollouts", 0.0) for r in rows)
@@ -68,6 +89,7 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
     return {"phase_seconds": phases, "mode": mode, "max_staleness": staleness if mode == "async" else None, "seed": seed,
             "torch_threads": threads, "steps": result["steps"], "train_seconds": round(result["train_seconds"], 2),
             "steps_per_s": round(result["steps"] / result["train_seconds"], 4),
+            "steady_steps_per_s": round(steady, 4) if steady else None,
             "agent_tokens_per_s": round(tokens / result["train_seconds"], 1),
             "staleness_histogram": dict(sorted(Counter(int(r.get("rollout/staleness_max", 0)) for r in rows).items())),
             "dropped_share": dropped / max(samples + dropped, 1.0),
@@ -83,24 +105,28 @@ def ceiling(sync: dict, asynchronous: dict) -> float | None:
 
 
 def summarise(runs: list[dict]) -> dict:
+    """Per way of running: the seeds' means, and for async the per-seed ratios to sync, averaged:
+    ``speedup`` (whole run), ``steady_speedup`` (after each run's first step) and ``ceiling``."""
     summary = {}
     for key in sorted({(r["mode"], r["max_staleness"]) for r in runs}, key=str):
         mine = [r for r in runs if (r["mode"], r["max_staleness"]) == key]
         name = "sync" if key[0] == "sync" else f"async_s{key[1]}"
         summary[name] = {field: round(statistics.mean(r[field] for r in mine), 4)
-                         for field in ("steps_per_s", "agent_tokens_per_s", "heldout_after", "heldout_after_greedy",
-                                       "dropped_share") if all(r[field] is not None for r in mine)}
+                         for field in ("steps_per_s", "steady_steps_per_s", "agent_tokens_per_s", "heldout_after",
+                                       "heldout_after_greedy", "dropped_share")
+                         if all(r.get(field) is not None for r in mine)}
     for name, values in summary.items():
-        if name != "sync":
-            speedups = [a["steps_per_s"] / s["steps_per_s"] for a in runs for s in runs
-                        if s["mode"] == "sync" and a["mode"] == "async" and f"async_s{a['max_staleness']}" == name
-                        and a["seed"] == s["seed"]]
-            values["speedup"] = round(statistics.mean(speedups), 3) if speedups else None
-            ceilings = [ceiling(s, a) for a in runs for s in runs
-                        if s["mode"] == "sync" and a["mode"] == "async" and f"async_s{a['max_staleness']}" == name
-                        and a["seed"] == s["seed"] and "phase_seconds" in a]
-            if ceilings and None not in ceilings:
-                values["ceiling"] = round(statistics.mean(ceilings), 3)
+        if name == "sync":
+            continue
+        pairs = [(s, a) for a in runs for s in runs if s["mode"] == "sync" and a["mode"] == "async"
+                 and f"async_s{a['max_staleness']}" == name and a["seed"] == s["seed"]]
+        for label, ratio in (("speedup", lambda s, a: a["steps_per_s"] / s["steps_per_s"]),
+                             ("steady_speedup", lambda s, a: a["steady_steps_per_s"] / s["steady_steps_per_s"]
+                              if a.get("steady_steps_per_s") and s.get("steady_steps_per_s") else None),
+                             ("ceiling", lambda s, a: ceiling(s, a) if "phase_seconds" in a else None)):
+            ratios = [ratio(s, a) for s, a in pairs]
+            if label == "speedup" or (ratios and None not in ratios):
+                values[label] = round(statistics.mean(ratios), 3) if ratios else None
     return summary
 
 
