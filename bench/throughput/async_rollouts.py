@@ -68,7 +68,7 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
                  *args.overrides]
     if mode == "async":
         overrides += ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}",
-                      f"rollout.async.threads={args.async_threads}"]
+                      f"rollout.async.threads={args.async_threads}", f"rollout.async.workers={args.workers}"]
     STEP_ENDS.clear()
     result = train.run(compose_config("train", overrides, repository=str(ROOT / "configs")))
     steady = steady_rate(STEP_ENDS)
@@ -136,7 +136,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--staleness", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--sync-threads", type=int, default=2, help="torch threads of the synchronous run")
-    parser.add_argument("--async-threads", type=int, default=1, help="torch threads of the trainer and of the worker")
+    parser.add_argument("--async-threads", type=int, default=1, help="torch threads of the trainer and of each worker")
+    parser.add_argument("--workers", type=int, default=1, help="rollout workers (rollout.async.workers)")
     parser.add_argument("--entry", default="household", help="the entry of bench/throughput/async_rollouts.json to write (replaced; the others are kept)")
     parser.add_argument("overrides", nargs="*", help="extra key=value overrides for every run")
     args = parser.parse_args(argv)
@@ -154,7 +155,7 @@ def main(argv=None) -> dict:
     record = {"command": " ".join([".venv/bin/python -m bench.throughput.async_rollouts", *(argv or sys.argv[1:])]),
               "commit": commit.stdout.strip() + (" (with uncommitted changes)" if dirty else ""), "date": datetime.date.today().isoformat(),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "seeds": args.seeds, "steps": args.steps,
-              "sync_threads": args.sync_threads, "async_threads": args.async_threads, "workers": 1,
+              "sync_threads": args.sync_threads, "async_threads": args.async_threads, "workers": args.workers,
               "summary": summarise(runs), "runs": runs}
     save_entry(Path(__file__).with_suffix(".json"), args.entry, record, argv or sys.argv[1:])
     print(json.dumps(record["summary"], indent=2))
