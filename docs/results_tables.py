@@ -149,15 +149,22 @@ def async_rollouts(root: Path, entry: str = "household") -> str:
                     counts[staleness] = counts.get(staleness, 0) + n
         return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "—"
 
+    def ratio(value) -> str:
+        return f"×{value:.2f}" if value else "—"
+
+    workers = record.get("workers", 1)
+    worker_threads = f"{workers}×{record['async_threads']}" if workers > 1 else str(record["async_threads"])
     rows = []
     for name, s in record["summary"].items():
-        threads = record["sync_threads"] if name == "sync" else f"{record['async_threads']} + {record['async_threads']}"
-        rows.append([f"`{name}`", str(threads), f"{s['steps_per_s']:.3f}", f"{s['agent_tokens_per_s']:,.0f}",
-                     f"×{s['speedup']:.2f}" if s.get("speedup") else "—", histogram(name),
-                     f"{100 * s['dropped_share']:.1f}%", f"{100 * s['heldout_after']:.1f}",
+        threads = record["sync_threads"] if name == "sync" else f"{record['async_threads']} + {worker_threads}"
+        steady = s.get("steady_steps_per_s")
+        rows.append([f"`{name}`", str(threads), f"{s['steps_per_s']:.3f}", f"{steady:.3f}" if steady else "—",
+                     f"{s['agent_tokens_per_s']:,.0f}", ratio(s.get("speedup")), ratio(s.get("steady_speedup")),
+                     ratio(s.get("ceiling")), histogram(name), f"{100 * s['dropped_share']:.1f}%",
+                     f"{100 * s['heldout_after']:.1f}",
                      f"{100 * s['heldout_after_greedy']:.1f}" if "heldout_after_greedy" in s else "—"])
-    return _rows(["run", "torch threads", "steps/s", "agent tok/s", "speedup", "staleness: steps",
-                  "dropped", "held-out after, %", "greedy, %"], rows) + (
+    return _rows(["run", "torch threads", "steps/s", "after step 1", "agent tok/s", "speedup", "after step 1",
+                  "ceiling", "staleness: steps", "dropped", "held-out after, %", "greedy, %"], rows) + (
         f"\n{len(record['seeds'])} seed(s) × {record['steps']} steps, {record['machine']}, commit {record['commit']}, "
         f"{record['date']}: `{_as_run_now(record['command'], 'bench.throughput.async_rollouts', entry)}`\n")
 
@@ -298,6 +305,7 @@ def readme_headline(root: Path) -> str:
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "async_rollouts_math": lambda root: async_rollouts(root, "math"),
+    "async_rollouts_math_2workers": lambda root: async_rollouts(root, "math_2workers"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
     "headline_runs": headline_runs, "readme_headline": readme_headline,
