@@ -23,6 +23,9 @@ def test_the_ceiling_is_both_sync_phases_over_the_slower_async_phase():
     # update-bound: the rollout hides, the one-thread update (0.8 s) is the step
     assert ceiling(sync, _run("async", 0, 1.0, play=0.4, update=0.8, staleness=1)) == pytest.approx(0.625)
     assert ceiling({"mode": "sync"}, _run("async", 0, 1.0, 0.4, 0.8, 1)) is None  # an old record: no phases
+    # two workers each play every other batch: a batch every 0.45 / 2 s, so the update (0.3 s) is the step
+    two = {**_run("async", 0, 1.0, play=0.45, update=0.3, staleness=2), "workers": 2}
+    assert ceiling(sync, two) == pytest.approx(0.5 / 0.3)
 
 
 def test_the_summary_pairs_each_async_run_with_the_sync_run_of_its_seed():

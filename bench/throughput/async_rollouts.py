@@ -6,12 +6,13 @@ after the other: ``sync`` (the trainer plays, then updates; ``--sync-threads`` t
 with ``--async-threads`` threads). Per run: training wall time, steps/s, trained agent tokens/s, the
 staleness of every step's batch (histogram), the share of samples dropped as too stale, and held-out
 success after training (``eval.*`` defaults: sampled and greedy). ``speedup`` = async steps/s over
-sync steps/s, per seed. Each run also keeps its mean seconds a step of playing (sync: the trainer's
-rollout; async: the worker's play), of the update, and (async) of waiting for the batch and pushing
-the weights; ``ceiling`` = (sync rollout + sync update) / max(async play, async update), per seed: the
-speedup a perfect overlap would reach with the phases as fast as the async run measured them (each
-on its own thread, where the sync run gives both phases two). Launch (from the repository root,
-with ``coevo-core[async]``):
+sync steps/s, per seed, and ``steady_speedup`` the same after each run's first step (which also
+starts the worker). Each run also keeps its mean seconds a step of playing (sync: the trainer's
+rollout; async: a worker's play), of the update, and (async) of waiting for the batch and pushing
+the weights; ``ceiling`` = (sync rollout + sync update) / max(async play / workers, async update),
+per seed: the speedup a perfect overlap would reach with the phases as fast as the async run
+measured them (each on its own thread, where the sync run gives both phases two). Launch (from
+the repository root, with ``coevo-core[async]``):
 
     .venv/bin/python -m bench.throughput.async_rollouts eval.num_tasks=30 --steps 8 --seeds 0 1 2   # key=value overrides first
 
@@ -86,7 +87,8 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
     phases = {"play": mean_of(play), "update": mean_of("train/update_seconds")}
     if mode == "async":
         phases |= {"wait": mean_of("train/rollout_seconds"), "push": mean_of("rollout/push_seconds")}
-    return {"phase_seconds": phases, "mode": mode, "max_staleness": staleness if mode == "async" else None, "seed": seed,
+    workers = {"workers": args.workers} if mode == "async" else {}
+    return {"phase_seconds": phases, **workers, "mode": mode, "max_staleness": staleness if mode == "async" else None, "seed": seed,
             "torch_threads": threads, "steps": result["steps"], "train_seconds": round(result["train_seconds"], 2),
             "steps_per_s": round(result["steps"] / result["train_seconds"], 4),
             "steady_steps_per_s": round(steady, 4) if steady else None,
@@ -97,11 +99,12 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
 
 
 def ceiling(sync: dict, asynchronous: dict) -> float | None:
-    """(sync play + sync update) / max(async play, async update): a perfect overlap's speedup."""
+    """(sync play + sync update) / max(async play / workers, async update): a perfect overlap's speedup
+    (``workers`` workers each play every ``workers``-th batch)."""
     s, a = sync.get("phase_seconds", {}), asynchronous["phase_seconds"]
     if None in (s.get("play"), s.get("update"), a["play"], a["update"]):
         return None
-    return (s["play"] + s["update"]) / max(a["play"], a["update"])
+    return (s["play"] + s["update"]) / max(a["play"] / asynchronous.get("workers", 1), a["update"])
 
 
 def summarise(runs: list[dict]) -> dict:
