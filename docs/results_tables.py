@@ -152,8 +152,8 @@ def async_rollouts(root: Path, entry: str = "household") -> str:
     def ratio(value) -> str:
         return f"×{value:.2f}" if value else "—"
 
-    workers = record.get("workers", 1)
-    worker_threads = f"{workers}×{record['async_threads']}" if workers > 1 else str(record["async_threads"])
+    workers, per_worker = record.get("workers", 1), record.get("worker_threads", record["async_threads"])
+    worker_threads = f"{workers}×{per_worker}" if workers > 1 else str(per_worker)
     rows = []
     for name, s in record["summary"].items():
         threads = record["sync_threads"] if name == "sync" else f"{record['async_threads']} + {worker_threads}"

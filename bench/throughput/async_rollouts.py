@@ -69,7 +69,7 @@ def run(mode: str, staleness: int, seed: int, args, work: Path) -> dict:
                  *args.overrides]
     if mode == "async":
         overrides += ["rollout.async.enabled=true", f"rollout.async.max_staleness={staleness}",
-                      f"rollout.async.threads={args.async_threads}", f"rollout.async.workers={args.workers}"]
+                      f"rollout.async.threads={args.worker_threads}", f"rollout.async.workers={args.workers}"]
     STEP_ENDS.clear()
     result = train.run(compose_config("train", overrides, repository=str(ROOT / "configs")))
     steady = steady_rate(STEP_ENDS)
@@ -139,11 +139,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--staleness", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--sync-threads", type=int, default=2, help="torch threads of the synchronous run")
-    parser.add_argument("--async-threads", type=int, default=1, help="torch threads of the trainer and of each worker")
+    parser.add_argument("--async-threads", type=int, default=1, help="torch threads of the asynchronous trainer")
+    parser.add_argument("--worker-threads", type=int, default=None, help="torch threads of each worker (default: "
+                        "--async-threads)")
     parser.add_argument("--workers", type=int, default=1, help="rollout workers (rollout.async.workers)")
     parser.add_argument("--entry", default="household", help="the entry of bench/throughput/async_rollouts.json to write (replaced; the others are kept)")
     parser.add_argument("overrides", nargs="*", help="extra key=value overrides for every run")
     args = parser.parse_args(argv)
+    args.worker_threads = args.worker_threads or args.async_threads
     os.chdir(ROOT)  # the default warm-start cache
     # the code measured: the commit when the runs start (uncommitted changes are flagged)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
@@ -158,7 +161,8 @@ def main(argv=None) -> dict:
     record = {"command": " ".join([".venv/bin/python -m bench.throughput.async_rollouts", *(argv or sys.argv[1:])]),
               "commit": commit.stdout.strip() + (" (with uncommitted changes)" if dirty else ""), "date": datetime.date.today().isoformat(),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "seeds": args.seeds, "steps": args.steps,
-              "sync_threads": args.sync_threads, "async_threads": args.async_threads, "workers": args.workers,
+              "sync_threads": args.sync_threads, "async_threads": args.async_threads, "worker_threads": args.worker_threads,
+              "workers": args.workers,
               "summary": summarise(runs), "runs": runs}
     save_entry(Path(__file__).with_suffix(".json"), args.entry, record, argv or sys.argv[1:])
     print(json.dumps(record["summary"], indent=2))
