@@ -163,8 +163,8 @@ def async_rollouts(root: Path, entry: str = "household") -> str:
                      ratio(s.get("ceiling")), histogram(name), f"{100 * s['dropped_share']:.1f}%",
                      f"{100 * s['heldout_after']:.1f}",
                      f"{100 * s['heldout_after_greedy']:.1f}" if "heldout_after_greedy" in s else "—"])
-    return _rows(["run", "torch threads", "steps/s", "after step 1", "agent tok/s", "speedup", "after step 1",
-                  "ceiling", "staleness: steps", "dropped", "held-out after, %", "greedy, %"], rows) + (
+    return _rows(["run", "torch threads", "steps/s", "steps/s after step 1", "agent tok/s", "speedup",
+                  "speedup after step 1", "ceiling", "staleness: steps", "dropped", "held-out after, %", "greedy, %"], rows) + (
         f"\n{len(record['seeds'])} seed(s) × {record['steps']} steps, {record['machine']}, commit {record['commit']}, "
         f"{record['date']}: `{_as_run_now(record['command'], 'bench.throughput.async_rollouts', entry)}`\n")
 
@@ -306,6 +306,7 @@ TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "async_rollouts_math": lambda root: async_rollouts(root, "math"),
     "async_rollouts_math_2workers": lambda root: async_rollouts(root, "math_2workers"),
+    "async_rollouts_household_trainer2": lambda root: async_rollouts(root, "household_trainer2"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
     "headline_runs": headline_runs, "readme_headline": readme_headline,
