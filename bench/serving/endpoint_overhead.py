@@ -26,8 +26,8 @@ the endpoint per token, relative to the engine: the issue's goal is <= 1.15 at 1
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import json
+import multiprocessing
 import os
 import platform
 import socket
