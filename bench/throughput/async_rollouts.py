@@ -38,7 +38,7 @@ from pathlib import Path
 
 import lightning as L
 
-from bench.records import save_entry
+from bench.records import commit_of, save_entry
 from coevo.core import registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +149,7 @@ def main(argv=None) -> dict:
     args.worker_threads = args.worker_threads or args.async_threads
     os.chdir(ROOT)  # the default warm-start cache
     # the code measured: the commit when the runs start (uncommitted changes are flagged)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    commit = commit_of(ROOT)
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
                            cwd=ROOT).stdout.strip()
     runs = []
@@ -159,7 +159,7 @@ def main(argv=None) -> dict:
                 runs.append(run(mode, staleness, seed, args, Path(work)))
                 print(json.dumps(runs[-1]), flush=True)
     record = {"command": " ".join([".venv/bin/python -m bench.throughput.async_rollouts", *(argv or sys.argv[1:])]),
-              "commit": commit.stdout.strip() + (" (with uncommitted changes)" if dirty else ""), "date": datetime.date.today().isoformat(),
+              "commit": commit + (" (with uncommitted changes)" if dirty else ""), "date": datetime.date.today().isoformat(),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "seeds": args.seeds, "steps": args.steps,
               "sync_threads": args.sync_threads, "async_threads": args.async_threads, "worker_threads": args.worker_threads,
               "workers": args.workers,
