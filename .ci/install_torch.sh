@@ -12,6 +12,7 @@
 # TORCH_SPEC (environment, default torch==TORCH_VERSION) overrides the pin, e.g. torch==2.12.0.
 # Callers: the Makefile (.venv, .venvs/bench), .ci/test_package.sh, .ci/test_vllm.sh, ci.yml.
 set -euo pipefail
+pip=(bash "$(dirname "$0")/pip.sh" install)  # uv where it can be had, else pip
 TORCH_VERSION=2.13.0
 if [ "${1:-}" = --version ]; then echo "$TORCH_VERSION"; exit 0; fi
 py="${1:?usage: $0 PYTHON | --version}"
@@ -19,9 +20,9 @@ spec="${TORCH_SPEC:-torch==$TORCH_VERSION}"
 if "$py" -c "import torch" 2>/dev/null; then
   echo "torch present: $("$py" -c 'import torch; print(torch.__version__)')"
 elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  "$py" -m pip install -q torch
+  "${pip[@]}" "$py" -q torch
 else
-  "$py" -m pip install -q "$spec+cpu" 2>/dev/null \
-    || "$py" -m pip install -q "$spec" --index-url https://download.pytorch.org/whl/cpu 2>/dev/null \
-    || "$py" -m pip install -q "$spec"
+  "${pip[@]}" "$py" -q "$spec+cpu" 2>/dev/null \
+    || "${pip[@]}" "$py" -q "$spec" --index-url https://download.pytorch.org/whl/cpu 2>/dev/null \
+    || "${pip[@]}" "$py" -q "$spec"
 fi

