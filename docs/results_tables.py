@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-FILES = ("README.md", "docs")  # where marker blocks are looked for (a folder: every *.md under it)
+FILES = ("README.md", "docs", "packages/rao/README.md")  # where marker blocks are looked for (a folder: every *.md under it)
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- /table: (?P=name) -->)", re.S)
 
 
@@ -302,6 +302,32 @@ def readme_headline(root: Path) -> str:
     return _rows(["command", "seeds", "held-out success, before → after per seed", "change, points (mean ± sd)",
                   "other", "wall"], rows)
 
+def _band(run: dict, split: str) -> dict:
+    return next(row for row in run["report"] if row["split"] == split)
+
+
+def rao_textcraft_synth(root: Path) -> str:
+    """``make train ALGO=rao ARGS="env=textcraft_synth seed=…"`` from a fresh clone: per seed, the greedy success
+    of the recursive and the flat agent on medium (the training band) and hard (the test band), then
+    recursive − flat on each band (mean ± sd over the seeds)."""
+    runs = sorted((r for r in _record(root, "rao_textcraft_synth")["entries"] if r["returncode"] == 0),
+                  key=lambda r: (r["torch_threads"], r["seed"]))
+    bands = (("medium", "eval_in_distribution"), ("hard", "eval_out_of_distribution"))
+    rows = []
+    for run in runs:
+        cells = [str(run["seed"]), str(run["torch_threads"]), _wall(run), f"{run['warm_start_sft_loss']:.3f}"]
+        for _, split in bands:
+            row = _band(run, split)
+            cells.append(f"{100 * row['recursive']['success']:.0f}% vs {100 * row['flat']['success']:.0f}% "
+                         f"({row['recursive']['tree/nodes']:.1f} agents a tree)")
+        rows.append(cells)
+    gaps = [_change([_band(r, split)["recursive"]["success"] - _band(r, split)["flat"]["success"] for r in runs])
+            for _, split in bands]
+    rows.append(["all", "", _wall_range(runs), "", *(f"recursive − flat: {g} points" for g in gaps)])
+    return _rows(["seed", "torch threads", "wall (fresh clone)", "warm-start SFT loss",
+                  "medium (train band): recursive vs flat", "hard (test band): recursive vs flat"], rows)
+
+
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "async_rollouts_math": lambda root: async_rollouts(root, "math"),
@@ -309,7 +335,7 @@ TABLES: dict[str, Callable[[Path], str]] = {
     "async_rollouts_household_trainer2": lambda root: async_rollouts(root, "household_trainer2"),
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
-    "headline_runs": headline_runs, "readme_headline": readme_headline,
+    "headline_runs": headline_runs, "readme_headline": readme_headline, "rao_textcraft_synth": rao_textcraft_synth,
 }
 
 

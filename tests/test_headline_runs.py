@@ -64,6 +64,28 @@ def test_a_run_with_its_own_thread_count_says_so_in_its_command(tmp_path):
     assert (entry["argv"], entry["torch_threads"]) == (["seed=2", "trainer.cpu_threads=1"], 1)
 
 
+def test_a_run_with_overrides_keeps_them_in_its_command_and_its_entry_name(tmp_path):
+    """headline_runs.sh's ALGO:SEED:THREADS:OVERRIDES form (rao:0:2:env=textcraft_synth) writes them on the first line."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    log = _fake_run(tmp_path, 0, 0.25, 0.5, 300)
+    log.write_text(log.read_text().replace("== grpo seed 0 start", "== grpo seed 0 threads 2 start").replace(
+        "load 0.27 0.90 1.08", "load 0.27 0.90 1.08 overrides env=textcraft_synth algo.report.num_tasks=4"))
+    entry = headline_runs.entry_of(log, fresh_clone=True)
+    assert entry["command"] == ('make train ALGO=grpo ARGS="env=textcraft_synth algo.report.num_tasks=4 seed=0 '
+                                'trainer.cpu_threads=2"')
+    assert entry["load_average_at_start"] == [0.27, 0.9, 1.08]
+    assert headline_runs.entry_name(entry) == "grpo_textcraft_synth_4_s0_t2"
+
+
+def test_the_script_writes_the_overrides_on_the_first_line(tmp_path):
+    (tmp_path / "Makefile").write_text('train:\n\t@echo ARGS="$(ARGS)"\n')
+    script = REPO / "bench" / "methods" / "headline_runs.sh"
+    subprocess.run(["bash", str(script), str(tmp_path), "rao:1::env=textcraft_synth,trainer.max_steps=2"], check=True)
+    lines = (tmp_path / "hl-rao-env_textcraft_synth_trainer_max_steps_2-s1.log").read_text().splitlines()
+    assert lines[0].endswith(" overrides env=textcraft_synth trainer.max_steps=2")
+    assert lines[1] == "ARGS=env=textcraft_synth trainer.max_steps=2 seed=1" and lines[2].startswith("== rc 0 wall ")
+
+
 def test_an_unfinished_log_is_refused_by_name(tmp_path):
     log = _fake_run(tmp_path, 0, 0.25, 0.5, 10)
     log.write_text(log.read_text().rsplit("== rc", 1)[0])
@@ -143,3 +165,33 @@ def test_evoheir_runs_keep_its_own_held_out_line(tmp_path):
     entry = headline_runs.entry_of(log, fresh_clone=True)
     assert (entry["before"]["rounds/heldout"], entry["after"]["rounds/heldout"]) == (0.27, 0.32)  # round 0, last round
     assert entry["before"]["success"] == 0.25  # core's evaluation is kept beside it
+
+
+def test_the_textcraft_synth_table_states_each_band_per_seed_and_the_gap(tmp_path):
+    """RAO's TextCraft-Synth record (``rao:<seed>::env=textcraft_synth`` runs): medium and hard rows of the report."""
+    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
+    entries = []
+    for seed, (medium, hard) in enumerate([((0.10, 0.05), (0.05, 0.0)), ((0.20, 0.05), (0.0, 0.0))]):
+        clone = tmp_path / "clone" / f"s{seed}"
+        log = _fake_run(clone, seed, 0.25, 0.5, 1100 + seed)
+        log.write_text(log.read_text().replace("grpo seed", "rao seed").replace(
+            "load 0.27 0.90 1.08", "load 0.27 0.90 1.08 overrides env=textcraft_synth"))
+        run = clone / "runs" / f"grpo-household-{seed}"
+        (run / "config.yaml").write_text("env:\n  name: textcraft_synth\nalgo:\n  report:\n    json: rao_report.json\n")
+        (run / "rao_report.json").write_text(json.dumps([
+            {"label": label, "split": split, "value": None, "recursive": {"success": rec, "tree/nodes": 1.25},
+             "flat": {"success": flat, "tree/nodes": 1.0}}
+            for label, split, (rec, flat) in (("in distribution", "eval_in_distribution", medium),
+                                              ("out of distribution", "eval_out_of_distribution", hard))]))
+        entry = headline_runs.entry_of(log, fresh_clone=True)
+        entries.append({"entry": headline_runs.entry_name(entry), **entry})
+    assert [e["entry"] for e in entries] == ["rao_textcraft_synth_s0_t2", "rao_textcraft_synth_s1_t2"]
+    root = tmp_path / "repo"
+    (root / "bench" / "methods" / "rao").mkdir(parents=True)
+    (root / "bench" / "methods" / "rao" / "rao_textcraft_synth.json").write_text(json.dumps({"entries": entries}))
+    lines = _tables_module().rao_textcraft_synth(root).splitlines()
+    assert lines[2].startswith("| 0 | 2 | 18 min 20 s (venv built, warm start built, load 0.3 → 5.1) | 0.230 |")
+    assert lines[2].endswith("| 10% vs 5% (1.2 agents a tree) | 5% vs 0% (1.2 agents a tree) |")
+    # medium gaps +5 and +15 points: mean 10, sd sqrt((25 + 25) / 1) = 7.07; hard +5 and 0: mean 2.5, sd 3.54
+    assert lines[4] == ("| all |  | 18 min |  | recursive − flat: +10.0 ± 7.1 points | "
+                        "recursive − flat: +2.5 ± 3.5 points |")

@@ -31,7 +31,8 @@ from bench.records import commit_of, save_entry
 
 RECORD = Path(__file__).with_suffix(".json")
 QUESTION = "what `make train ALGO=…` gives with its defaults, per seed and torch threads"
-START = re.compile(r"^== (?P<algo>\w+) seed (?P<seed>\d+)(?: threads (?P<threads>\d+))? start (?P<date>\S+) load (?P<load>[\d. ]+)$")
+START = re.compile(r"^== (?P<algo>\w+) seed (?P<seed>\d+)(?: threads (?P<threads>\d+))? start (?P<date>\S+) "
+                   r"load (?P<load>[\d. ]+?)(?: overrides (?P<overrides>.+))?$")
 END = re.compile(r"^== rc (?P<rc>-?\d+) wall (?P<wall>\d+) s end (?P<end>\S+) load (?P<load>[\d. ]+)$")
 RUN_FOLDER = re.compile(r"TensorBoard logs: (?P<folder>\S+)/tb\b")
 WARM_START = re.compile(r"warm start: .*\((?P<state>building…|cached)\)")
@@ -55,7 +56,7 @@ def _report_rows(run: Path, config: dict) -> list[dict] | None:
     path = run / name if name else None
     if path is None or not path.exists():
         return None
-    return [{"short": row.get("short"), "value": row.get("value"),
+    return [{"short": row.get("short"), "value": row.get("value"), "label": row.get("label"), "split": row.get("split"),
              **{agent: _numeric(row[agent]) for agent in ("before", "recursive", "flat") if isinstance(row.get(agent), dict)}}
             for row in json.loads(path.read_text())]
 
@@ -84,9 +85,10 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
     config = yaml.safe_load((run / "config.yaml").read_text())
     warm = WARM_START.search(text)
     model = WARM_START_MODEL.search(text)
-    argv = [f"seed={start['seed']}", *([f"trainer.cpu_threads={start['threads']}"] if start["threads"] else [])]
+    overrides = start["overrides"].split() if start["overrides"] else []
+    argv = [*overrides, f"seed={start['seed']}", *([f"trainer.cpu_threads={start['threads']}"] if start["threads"] else [])]
     entry = {
-        "algo": start["algo"], "seed": int(start["seed"]),
+        "algo": start["algo"], "seed": int(start["seed"]), "overrides": overrides,
         "command": f"make train ALGO={start['algo']} ARGS=\"{' '.join(argv)}\"",
         "argv": argv,
         "torch_threads": _torch_threads(config.get("trainer", {}).get("cpu_threads")),
@@ -111,16 +113,24 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
     return entry
 
 
+def entry_name(entry: dict) -> str:
+    """``<algo>_s<seed>_t<threads>``, the overrides (if any) after the algorithm: ``rao_textcraft_synth_s0_t2``
+    for ``env=textcraft_synth`` (each override's value, non-alphanumerics as ``_``)."""
+    values = [re.sub(r"\W+", "_", o.split("=", 1)[-1]).strip("_") for o in entry["overrides"]]
+    return "_".join([entry["algo"], *values, f"s{entry['seed']}", f"t{entry['torch_threads']}"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("logs", nargs="+", type=Path)
     parser.add_argument("--fresh-clone", action="store_true", help="the logs' checkout was cloned for these runs")
     parser.add_argument("--record", type=Path, default=RECORD)
+    parser.add_argument("--question", default=QUESTION, help="the question a new --record answers")
     args = parser.parse_args()
     for log in args.logs:
         new = entry_of(log, args.fresh_clone)
-        name = f"{new['algo']}_s{new['seed']}_t{new['torch_threads']}"
-        save_entry(args.record, name, new, new.pop("argv"), QUESTION)
+        name = entry_name(new)
+        save_entry(args.record, name, new, new.pop("argv"), args.question)
         print(f"{log}: {name}, {new['wall_seconds']} s, rc {new['returncode']}")
 
 

@@ -1,8 +1,8 @@
 """Where a textcraft_synth policy fails, turn by turn (issue 46: recipe lookups, counts, budget requests,
 child reports), for the recursive agent and the flat one.
 
-Plays the first ``--tasks`` tasks of medium (``eval_in_distribution``) and hard
-(``eval_out_of_distribution``) greedily, as RAO's report does (``evaluate_trees``), with a policy folder
+Plays the first ``--tasks`` tasks of ``env.band`` (medium: ``eval_in_distribution``) and ``env.ood_band``
+(hard: ``eval_out_of_distribution``; ``-- env.ood_band=extreme`` for extreme) greedily, as RAO's report does (``evaluate_trees``), with a policy folder
 (``--policy <run>/policy``, ``--flat-policy <run>/flat_policy``) or the config's warm start, and sorts
 every agent turn into what it was and how it went:
 
@@ -45,7 +45,7 @@ from coevo.rao.tree import Tree
 CONFIGS = str(Path(__file__).resolve().parents[3] / "configs")
 ITEM = re.compile(r"\b[a-z]+\d+_i\d+(?:_[a-z]+)?\b")
 NUMBER = re.compile(r"\b\d+\b")
-SPLITS = {"medium": "eval_in_distribution", "hard": "eval_out_of_distribution"}
+SPLITS = ("eval_in_distribution", "eval_out_of_distribution")  # env.band (medium) and env.ood_band (hard)
 
 
 class RecordingEnv(TextCraftSynthEnv):
@@ -143,7 +143,7 @@ def main() -> None:
     for agent, policy, recursion in (("recursive", model, algo.recursion),
                                      ("flat", flat_model, flat_settings(algo.recursion))):
         engine = engine_cls(engine_cfg, policy.eval(), tokenizer)
-        for band, split in SPLITS.items():
+        for band, split in zip((env_cfg.band, env_cfg.ood_band), SPLITS):
             stats, trees = evaluate_trees(engine, tokenizer, settings.agent, recursion, make_env, split,
                                           args.tasks, algo.report.batch_size)
             row = {"agent": agent, "band": band, "success": stats["success"], "nodes": stats["tree/nodes"],

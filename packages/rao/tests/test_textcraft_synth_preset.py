@@ -42,30 +42,39 @@ def test_the_preset_sets_the_papers_credit_and_budgets_for_the_tiny_model():
     assert (delegation.options, delegation.show_options, delegation.max_children) == ("none", False, 1)
     assert list(algo.report.splits) == ["eval_in_distribution", "eval_out_of_distribution"]  # medium, hard
     assert algo.report.num_tasks <= min(env.eval_in_distribution_size, env.eval_out_of_distribution_size)
-    assert (algo.tasks_per_step, algo.group_size, settings.trainer.max_steps) == (4, 4, 10)
+    assert (algo.tasks_per_step, algo.group_size, settings.trainer.max_steps) == (4, 4, 4)
 
 
 def test_the_tiny_sizes_stay_off_real_models_and_the_gpu_preset_overrides_them():
     real = _compose("model=hf", "model.path=/nonexistent")
     validate(real, TrainSchema, "train")
     assert (real.algo.loss, real.algo.baseline, real.algo.recursion.budget.max_depth) == ("cispo", "root_loo", 6)
-    assert (real.env.expert_leaf_depth, real.agent.sampling.max_new_tokens, real.trainer.max_steps) != (3, 96, 10)
+    tiny = _compose()
+    sizes = ("trainer.max_steps", "agent.sampling.max_new_tokens", "algo.recursion.budget.max_nodes",
+             "warmstart.episodes")
+    assert all(OmegaConf.select(real, k) != OmegaConf.select(tiny, k) for k in sizes), sizes
     gpu = _compose("experiment=rao_textcraft_synth_qwen3_4b", "model.path=/nonexistent")
     assert (gpu.algo.tasks_per_step, gpu.algo.group_size, gpu.agent.sampling.max_new_tokens) == (16, 8, 1024)
 
 
 def test_the_oracle_wins_every_medium_and_hard_tree_under_the_presets_recursion():
+    """Within 8 agents a tree (the tiny preset's node cap): medium targets of depth 5-6 are split (the
+    oracle crafts depth 4 itself, env.expert_leaf_depth=4), every hard tree delegates up to the cap and the
+    agents that may no longer launch craft their sub-goals themselves, within their 25 steps."""
     cfg = _compose()
     _, env_cfg = build_component(registry.envs, cfg.env, "env")
     _, algo = build_component(registry.algorithms, cfg.algo, "algo")
     cls = registry.envs.get("textcraft_synth")
+    delegating = {}
     for split in ("eval_in_distribution", "eval_out_of_distribution"):
-        envs = [cls(env_cfg) for _ in range(4)]
-        trees = TreeRunner(PROMPT, algo.recursion).run([envs[0].task(split, i) for i in range(4)], envs,
+        envs = [cls(env_cfg) for _ in range(8)]
+        trees = TreeRunner(PROMPT, algo.recursion).run([envs[0].task(split, i) for i in range(8)], envs,
                                                        OracleDecider(4))
         stats = tree_stats(trees)
         assert stats["success"] == 1.0 and stats["refused/all"] == 0.0, (split, stats)
-        assert stats["tree/delegating"] == 1.0 and stats["tree/depth_max"] <= 6
+        assert stats["tree/depth_max"] <= 6 and max(len(t.nodes) for t in trees) <= 8
+        delegating[split] = stats["tree/delegating"]
+    assert 0 < delegating["eval_in_distribution"] < 1 and delegating["eval_out_of_distribution"] == 1.0
 
 
 def test_a_two_step_run_trains_both_agents_and_reports_medium_and_hard(tmp_path):

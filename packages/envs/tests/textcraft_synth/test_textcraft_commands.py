@@ -98,6 +98,23 @@ def test_info_answers_recipe_depth_and_holding():
     assert f"{base}: base material, depth 0, no recipe; held {env.spec.stock[base]}." in result.observation
 
 
+def test_the_memory_line_holds_the_stock_and_every_recipe_read():
+    """What the agent read stays in its prompt when the turn that read it is no longer shown
+    (agent.prompt.history_turns); a failed step reads nothing, and a child starts knowing no recipe."""
+    env = _started()
+    assert env.memory() == f"inventory: {', '.join(f'{n} {i}' for i, n in sorted(env.spec.stock.items()))}"
+    target = env.world.recipes[env.spec.target]
+    first = target.ingredients[0][0]
+    env.step(f"info {env.spec.target}")
+    env.step(f"info {first}; craft 1 zz9_i9 from 1 m0_i0")  # invalid: nothing of the step happens
+    assert env.memory().endswith(f"; recipes read: {target.line()}")
+    env.step(f"info {first}")
+    read = sorted([env.spec.target, first]) if not env.world.is_base(first) else [env.spec.target]
+    assert env.memory().endswith("; recipes read: " + "; ".join(env.world.recipes[n].line() for n in read))
+    child, _ = env.fork(f"craft 1 {env.spec.target}")
+    assert "recipes read" not in child.memory()
+
+
 def test_invalid_steps_count_towards_the_budget():
     env = TextCraftSynthEnv(TextCraftSynthEnv.Config(max_steps=3))
     env.reset(env.task("train", 0))

@@ -263,7 +263,12 @@ class TextCraftSynthEnv(RecursiveEnv):
         return (self.goal, tuple(sorted((k, v) for k, v in self._inventory.items() if v > 0)))
 
     def memory(self) -> str | None:
-        return f"inventory: {_describe(self._inventory) or 'empty'}" if self._task is not None else None
+        """The inventory and every recipe this agent has read: the paper's agent keeps its whole history in
+        context, so a prompt that keeps fewer turns (``agent.prompt.history_turns``) still holds what it read."""
+        if self._task is None:
+            return None
+        read = "; ".join(self._read[name].line() for name in sorted(self._read))
+        return f"inventory: {_describe(self._inventory) or 'empty'}" + (f"; recipes read: {read}" if read else "")
 
     def _expert_action(self) -> str:
         return expert_step(self._targets, self._origin, self._read, frozenset(self._spec.stock), self._inventory,
