@@ -49,6 +49,9 @@ def test_an_entry_holds_the_command_settings_and_both_evaluations(tmp_path):
     assert entry["before"] == {"success": 0.25, "greedy/success": 0.25}  # numbers only
     assert entry["after"]["greedy/success"] == pytest.approx(0.6)
     assert (entry["warm_start"], entry["venv_built"], entry["fresh_clone"]) == ("built", True, True)
+    log = tmp_path / "hl-grpo-s1.log"  # the Makefile installs through .ci/pip.sh (uv) since stop 53
+    log.write_text(log.read_text().replace(".venv/bin/python -m pip install", "bash .ci/pip.sh install .venv/bin/python"))
+    assert headline_runs.entry_of(log, fresh_clone=True)["venv_built"] is True
     assert (entry["warm_start_key"], entry["warm_start_sft_loss"]) == ("f0c1885aef3ca086", 0.23)
     assert entry["load_average_at_start"] == [0.27, 0.9, 1.08] and entry["load_average_at_end"][1] == 5.09
 
@@ -167,23 +170,46 @@ def test_evoheir_runs_keep_its_own_held_out_line(tmp_path):
     assert entry["before"]["success"] == 0.25  # core's evaluation is kept beside it
 
 
+def _textcraft_synth_log(clone: Path, seed: int, medium: tuple[float, float], hard: tuple[float, float]) -> Path:
+    """The log and run folder of ``rao:<seed>::env=textcraft_synth``: the report's medium and hard rows
+    (recursive, flat success)."""
+    log = _fake_run(clone, seed, 0.25, 0.5, 1100 + seed)
+    log.write_text(log.read_text().replace("grpo seed", "rao seed").replace(
+        "load 0.27 0.90 1.08", "load 0.27 0.90 1.08 overrides env=textcraft_synth"))
+    run = clone / "runs" / f"grpo-household-{seed}"
+    (run / "config.yaml").write_text("env:\n  name: textcraft_synth\nalgo:\n  report:\n    json: rao_report.json\n")
+    (run / "rao_report.json").write_text(json.dumps([
+        {"label": label, "split": split, "value": None, "recursive": {"success": rec, "tree/nodes": 1.25},
+         "flat": {"success": flat, "tree/nodes": 1.0}}
+        for label, split, (rec, flat) in (("in distribution", "eval_in_distribution", medium),
+                                          ("out of distribution", "eval_out_of_distribution", hard))]))
+    return log
+
+
+def test_the_textcraft_synth_record_names_its_entries_by_seed(tmp_path, monkeypatch):
+    from bench.methods.rao import rao_textcraft_synth
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.setattr(rao_textcraft_synth, "RECORD", tmp_path / "rao_textcraft_synth.json")
+    monkeypatch.setattr("bench.records.ROOT", tmp_path)
+    log = _textcraft_synth_log(tmp_path, 1, (0.1, 0.0), (0.0, 0.0))
+    monkeypatch.setattr("sys.argv", ["rao_textcraft_synth", str(log), "--fresh-clone"])
+    rao_textcraft_synth.main()
+    record = json.loads((tmp_path / "rao_textcraft_synth.json").read_text())
+    assert [e["entry"] for e in record["entries"]] == ["rao_textcraft_synth_s1_t2"]
+    assert record["entries"][0]["command"] == 'make train ALGO=rao ARGS="env=textcraft_synth seed=1"'
+    grpo = _fake_run(tmp_path / "other", 0, 0.25, 0.5, 10)
+    monkeypatch.setattr("sys.argv", ["rao_textcraft_synth", str(grpo)])
+    with pytest.raises(SystemExit, match="not rao on textcraft_synth"):
+        rao_textcraft_synth.main()
+
+
 def test_the_textcraft_synth_table_states_each_band_per_seed_and_the_gap(tmp_path):
     """RAO's TextCraft-Synth record (``rao:<seed>::env=textcraft_synth`` runs): medium and hard rows of the report."""
     subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
     entries = []
     for seed, (medium, hard) in enumerate([((0.10, 0.05), (0.05, 0.0)), ((0.20, 0.05), (0.0, 0.0))]):
-        clone = tmp_path / "clone" / f"s{seed}"
-        log = _fake_run(clone, seed, 0.25, 0.5, 1100 + seed)
-        log.write_text(log.read_text().replace("grpo seed", "rao seed").replace(
-            "load 0.27 0.90 1.08", "load 0.27 0.90 1.08 overrides env=textcraft_synth"))
-        run = clone / "runs" / f"grpo-household-{seed}"
-        (run / "config.yaml").write_text("env:\n  name: textcraft_synth\nalgo:\n  report:\n    json: rao_report.json\n")
-        (run / "rao_report.json").write_text(json.dumps([
-            {"label": label, "split": split, "value": None, "recursive": {"success": rec, "tree/nodes": 1.25},
-             "flat": {"success": flat, "tree/nodes": 1.0}}
-            for label, split, (rec, flat) in (("in distribution", "eval_in_distribution", medium),
-                                              ("out of distribution", "eval_out_of_distribution", hard))]))
-        entry = headline_runs.entry_of(log, fresh_clone=True)
+        entry = headline_runs.entry_of(_textcraft_synth_log(tmp_path / "clone" / f"s{seed}", seed, medium, hard), True)
         entries.append({"entry": headline_runs.entry_name(entry), **entry})
     assert [e["entry"] for e in entries] == ["rao_textcraft_synth_s0_t2", "rao_textcraft_synth_s1_t2"]
     root = tmp_path / "repo"

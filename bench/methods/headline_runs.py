@@ -96,7 +96,8 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
         "warm_start": {"building…": "built", "cached": "cached"}.get(warm["state"]) if warm else None,
         "warm_start_key": model["key"] if model else None,  # runs that share a key share one warm-start build
         "warm_start_sft_loss": float(model["loss"]) if model else None,
-        "venv_built": "pip install" in text,  # the first make target of a fresh clone sets up .venv
+        # the first make target of a fresh clone sets up .venv (with pip, or with uv through .ci/pip.sh)
+        "venv_built": re.search(r"\bpip(?:\.sh)? install\b", text) is not None,
         "date": start["date"], "wall_seconds": int(end["wall"]), "returncode": int(end["rc"]),
         "load_average_at_start": [float(x) for x in start["load"].split()],  # 1, 5, 15 minutes
         "load_average_at_end": [float(x) for x in end["load"].split()],
@@ -125,12 +126,11 @@ def main() -> None:
     parser.add_argument("logs", nargs="+", type=Path)
     parser.add_argument("--fresh-clone", action="store_true", help="the logs' checkout was cloned for these runs")
     parser.add_argument("--record", type=Path, default=RECORD)
-    parser.add_argument("--question", default=QUESTION, help="the question a new --record answers")
     args = parser.parse_args()
     for log in args.logs:
         new = entry_of(log, args.fresh_clone)
         name = entry_name(new)
-        save_entry(args.record, name, new, new.pop("argv"), args.question)
+        save_entry(args.record, name, new, new.pop("argv"), QUESTION)
         print(f"{log}: {name}, {new['wall_seconds']} s, rc {new['returncode']}")
 
 

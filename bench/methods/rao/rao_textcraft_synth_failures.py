@@ -116,6 +116,39 @@ def turn_kinds(trees: list[Tree]) -> dict:
     return {"nodes": dict(nodes), "launches": dict(launches), "turns": dict(turns.most_common(25))}
 
 
+def sorted_failures(tasks: int, policy: str = "", flat_policy: str = "", overrides: list[str] = (),
+                    splits: tuple[str, ...] = SPLITS) -> dict:
+    """Both agents played greedily on the first ``tasks`` tasks of each of ``splits``: success, nodes and every
+    turn sorted by kind, keyed ``<agent>/<band>`` (policies: folders, or the config's warm start)."""
+    cfg = compose_config("train", ["algo=rao", "env=textcraft_synth", *overrides], repository=CONFIGS)
+    settings = validate(cfg, TrainSchema, "train")
+    algo_cls, algo = build_component(registry.algorithms, cfg.algo, "algo")
+    _, env_cfg, _ = env_factory(cfg.env)
+
+    def make_env():
+        return RecordingEnv(env_cfg)
+
+    engine_cls, engine_cfg = engine_component(cfg.get("rollout"))
+    if policy:
+        model, tokenizer = load_pretrained(Path(policy))
+    else:
+        model, tokenizer = train.build_policy(settings, cfg, make_env, env_cfg, train.expert_source(algo_cls, algo))
+    flat_model = load_pretrained(Path(flat_policy))[0] if flat_policy else model
+    bands = dict(zip(SPLITS, (env_cfg.band, env_cfg.ood_band)))
+    result = {}
+    for agent, agent_policy, recursion in (("recursive", model, algo.recursion),
+                                           ("flat", flat_model, flat_settings(algo.recursion))):
+        engine = engine_cls(engine_cfg, agent_policy.eval(), tokenizer)
+        for split in splits:
+            stats, trees = evaluate_trees(engine, tokenizer, settings.agent, recursion, make_env, split,
+                                          tasks, algo.report.batch_size)
+            row = {"agent": agent, "band": bands[split], "success": stats["success"], "nodes": stats["tree/nodes"],
+                   **turn_kinds(trees)}
+            result[f"{agent}/{bands[split]}"] = row
+            print(json.dumps(row), flush=True)
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=10, help="tasks per band")
@@ -125,31 +158,7 @@ def main() -> None:
     parser.add_argument("overrides", nargs="*", help="coevo-train overrides (after --)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    cfg = compose_config("train", ["algo=rao", "env=textcraft_synth", *args.overrides], repository=CONFIGS)
-    settings = validate(cfg, TrainSchema, "train")
-    algo_cls, algo = build_component(registry.algorithms, cfg.algo, "algo")
-    _, env_cfg, _ = env_factory(cfg.env)
-
-    def make_env():
-        return RecordingEnv(env_cfg)
-
-    engine_cls, engine_cfg = engine_component(cfg.get("rollout"))
-    if args.policy:
-        model, tokenizer = load_pretrained(Path(args.policy))
-    else:
-        model, tokenizer = train.build_policy(settings, cfg, make_env, env_cfg, train.expert_source(algo_cls, algo))
-    flat_model = load_pretrained(Path(args.flat_policy))[0] if args.flat_policy else model
-    result = {}
-    for agent, policy, recursion in (("recursive", model, algo.recursion),
-                                     ("flat", flat_model, flat_settings(algo.recursion))):
-        engine = engine_cls(engine_cfg, policy.eval(), tokenizer)
-        for band, split in zip((env_cfg.band, env_cfg.ood_band), SPLITS):
-            stats, trees = evaluate_trees(engine, tokenizer, settings.agent, recursion, make_env, split,
-                                          args.tasks, algo.report.batch_size)
-            row = {"agent": agent, "band": band, "success": stats["success"], "nodes": stats["tree/nodes"],
-                   **turn_kinds(trees)}
-            result[f"{agent}/{band}"] = row
-            print(json.dumps(row), flush=True)
+    result = sorted_failures(args.tasks, args.policy, args.flat_policy, args.overrides)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
 
