@@ -320,12 +320,16 @@ def rao_textcraft_synth(root: Path) -> str:
             row = _band(run, split)
             cells.append(f"{100 * row['recursive']['success']:.0f}% vs {100 * row['flat']['success']:.0f}% "
                          f"({row['recursive']['tree/nodes']:.1f} agents a tree)")
+        extreme = run.get("extreme")
+        cells.append("-" if extreme is None else f"{100 * extreme['recursive']['success']:.0f}% vs "
+                     f"{100 * extreme['flat']['success']:.0f}% ({extreme['tasks']} tasks)")
         rows.append(cells)
     gaps = [_change([_band(r, split)["recursive"]["success"] - _band(r, split)["flat"]["success"] for r in runs])
             for _, split in bands]
-    rows.append(["all", "", _wall_range(runs), "", *(f"recursive − flat: {g} points" for g in gaps)])
+    rows.append(["all", "", _wall_range(runs), "", *(f"recursive − flat: {g} points" for g in gaps), ""])
     return _rows(["seed", "torch threads", "wall (fresh clone)", "warm-start SFT loss",
-                  "medium (train band): recursive vs flat", "hard (test band): recursive vs flat"], rows)
+                  "medium (train band): recursive vs flat", "hard (test band): recursive vs flat",
+                  "extreme (final agents): recursive vs flat"], rows)
 
 
 TABLES: dict[str, Callable[[Path], str]] = {

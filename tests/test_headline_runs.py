@@ -211,13 +211,15 @@ def test_the_textcraft_synth_table_states_each_band_per_seed_and_the_gap(tmp_pat
     for seed, (medium, hard) in enumerate([((0.10, 0.05), (0.05, 0.0)), ((0.20, 0.05), (0.0, 0.0))]):
         entry = headline_runs.entry_of(_textcraft_synth_log(tmp_path / "clone" / f"s{seed}", seed, medium, hard), True)
         entries.append({"entry": headline_runs.entry_name(entry), **entry})
+    entries[1]["extreme"] = {"tasks": 10, "recursive": {"success": 0.1}, "flat": {"success": 0.0}}
     assert [e["entry"] for e in entries] == ["rao_textcraft_synth_s0_t2", "rao_textcraft_synth_s1_t2"]
     root = tmp_path / "repo"
     (root / "bench" / "methods" / "rao").mkdir(parents=True)
     (root / "bench" / "methods" / "rao" / "rao_textcraft_synth.json").write_text(json.dumps({"entries": entries}))
     lines = _tables_module().rao_textcraft_synth(root).splitlines()
     assert lines[2].startswith("| 0 | 2 | 18 min 20 s (venv built, warm start built, load 0.3 → 5.1) | 0.230 |")
-    assert lines[2].endswith("| 10% vs 5% (1.2 agents a tree) | 5% vs 0% (1.2 agents a tree) |")
+    assert lines[2].endswith("| 10% vs 5% (1.2 agents a tree) | 5% vs 0% (1.2 agents a tree) | - |")
+    assert lines[3].endswith("| 0% vs 0% (1.2 agents a tree) | 10% vs 0% (10 tasks) |")
     # medium gaps +5 and +15 points: mean 10, sd sqrt((25 + 25) / 1) = 7.07; hard +5 and 0: mean 2.5, sd 3.54
     assert lines[4] == ("| all |  | 18 min |  | recursive − flat: +10.0 ± 7.1 points | "
-                        "recursive − flat: +2.5 ± 3.5 points |")
+                        "recursive − flat: +2.5 ± 3.5 points |  |")
