@@ -17,7 +17,7 @@ from coevo.core.config import ConfigError, build_component, validate
     ({"ood_band": "impossible"}, "env.ood_band", "choose one of"),
     ({"band": "hard", "ood_band": "medium"}, "env.ood_band", "deeper than env.band='hard' (depths 7-9), one of ['extreme']"),
     ({"band": "extreme", "ood_band": "extreme"}, "env.ood_band", "choose a shallower env.band"),
-    ({"max_steps": 1}, "env.max_steps", "must be in [2, 1000]"),  # no task is won in one step
+    ({"max_steps": 2}, "env.max_steps", "must be in [3, 1000]"),  # below the shallowest plan of any task
     ({"commands_per_step": 0}, "env.commands_per_step", "must be in [1, 64]"),
     ({"items_per_tier": 5}, "env.items_per_tier", "must be in [6, 100]"),
     ({"test_fraction": 1.0}, "env.test_fraction", "must be in (0, 1)"),
@@ -43,3 +43,20 @@ def test_the_bands_are_overridable_like_the_command_line():
     config = validate(OmegaConf.from_dotlist(["band=easy", "ood_band=extreme"]), cls.Config, "env")
     env = cls(config)
     assert (env.band_of("train").name, env.band_of("eval_out_of_distribution").name) == ("easy", "extreme")
+
+
+def test_the_shallowest_plan_of_any_task_is_the_budgets_floor():
+    """env.max_steps >= 3: the flat expert's shortest plan over every easy target (the shallowest band) is 3 steps."""
+    from coevo.envs.textcraft_synth.bands import BANDS
+    from coevo.envs.textcraft_synth.env import TextCraftSynthEnv
+    from coevo.envs.textcraft_synth.expert import expert_steps
+    from coevo.envs.textcraft_synth.planner import base_need
+
+    world = TextCraftSynthEnv().world
+    easy = BANDS["easy"]
+    plans = [expert_steps(world.recipes, item, 1, base_need(world.recipes, item, 1), 8)
+             for tier in range(easy.low, easy.high + 1) for item in world.tiers[tier]]
+    assert min(plans) == 3
+    build_component(registry.envs, {"name": "textcraft_synth", "max_steps": min(plans)}, "env")
+    with pytest.raises(ConfigError, match="env.max_steps"):
+        build_component(registry.envs, {"name": "textcraft_synth", "max_steps": min(plans) - 1}, "env")

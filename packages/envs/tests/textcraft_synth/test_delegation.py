@@ -103,7 +103,8 @@ def test_shared_budget_reserves_the_childs_steps_and_charges_its_subtree():
     child.step("inventory")
     parent.join(child)
     assert parent.steps_taken == 4  # its own 2 and the child's 2
-    almost = _started(budget_mode="shared", max_steps=2)
+    almost = _started(budget_mode="shared", max_steps=3)
+    almost.step("inventory")
     almost.step("inventory")
     with pytest.raises(ForkError, match="no steps left"):
         almost.fork(f"craft 1 {_ingredient(almost)[0]}")

@@ -92,8 +92,10 @@ class TextCraftSynthEnv(RecursiveEnv):
         seed: int = random_seed(0)  # the world's recipes, the train/test split and each task's seed derive from it
         band: str = choice("medium", tuple(BANDS))  # target depths of train and eval_in_distribution
         ood_band: str = choice("hard", tuple(BANDS))  # target depths of eval_out_of_distribution (deeper than band)
-        # steps per episode (each agent; the paper: 25); a root needs 2 at least (read, then craft and finish)
-        max_steps: int = bounded(25, ge=2, le=1000)
+        # steps per episode (each agent; the paper: 25). The shallowest plan of any task is 3 steps: every target
+        # is 2 crafts deep at least, so an agent reads its recipe, then reads or launches its crafted
+        # ingredients, then crafts and finishes (a child given the whole goal needs the same 3)
+        max_steps: int = bounded(25, ge=3, le=1000)
         commands_per_step: int = bounded(8, ge=1, le=64)  # commands one step may carry (one platoon cell)
         items_per_tier: int = bounded(25, ge=6, le=100)  # base materials per domain; crafted items per domain and tier
         test_fraction: float = bounded(0.2, gt=0, lt=1)  # share of each tier's items that only test tasks target
