@@ -70,6 +70,16 @@ def _commit(checkout: Path) -> str:
     return commit_of(checkout) or "unknown"
 
 
+def run_folder(log: Path, text: str | None = None, note: str = "") -> Path:
+    """The run folder the log's run printed (``TensorBoard logs: <folder>/tb``, perhaps wrapped), under the log's
+    checkout; ``text``: the log's text when already read, ``note``: added to the error."""
+    text = log.read_text(errors="replace") if text is None else text
+    folder = RUN_FOLDER.search(text.replace("\n", " "))
+    if folder is None:
+        raise SystemExit(f"{log}: the run printed no run folder{note}; nothing to collect")
+    return log.resolve().parent / folder["folder"]
+
+
 def entry_of(log: Path, fresh_clone: bool) -> dict:
     """One run's entry, from its log and the run folder the log names."""
     lines = log.read_text(errors="replace").splitlines()
@@ -78,10 +88,7 @@ def entry_of(log: Path, fresh_clone: bool) -> dict:
         raise SystemExit(f"{log}: not a finished headline log (first line '== <algo> seed …', last '== rc …')")
     checkout = log.resolve().parent
     text = "\n".join(lines)
-    folder = RUN_FOLDER.search(text.replace("\n", " "))
-    if folder is None:
-        raise SystemExit(f"{log}: the run printed no run folder (rc {end['rc']}); nothing to collect")
-    run = checkout / folder["folder"]
+    run = run_folder(log, text, f" (rc {end['rc']})")
     config = yaml.safe_load((run / "config.yaml").read_text())
     warm = WARM_START.search(text)
     model = WARM_START_MODEL.search(text)

@@ -15,7 +15,7 @@ for spec in "$@"; do
   overrides=${overrides//,/ }
   args="seed=$seed"; stem="hl-$algo"; label="$algo seed $seed"
   if [ -n "$overrides" ]; then
-    args="$overrides $args"; stem="$stem-$(tr -c 'A-Za-z0-9_\n' '_' <<< "${overrides// /-}")"
+    args="$overrides $args"; stem="$stem-$(tr -c 'A-Za-z0-9_\n' '_' <<< "$overrides")"
   fi
   log="$stem-s$seed.log"
   if [ -n "$threads" ]; then

@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 
 import torch
-import yaml
 
-from bench.methods.headline_runs import RUN_FOLDER, entry_name, entry_of
+from bench.methods.headline_runs import entry_name, entry_of, run_folder
 from bench.methods.rao.rao_textcraft_synth_failures import SPLITS, sorted_failures
 from bench.records import save_entry
 
@@ -34,18 +33,9 @@ QUESTION = ("what `make train ALGO=rao ARGS=\"env=textcraft_synth\"` gives from 
             "flat on medium (train) and hard (test), and where the final agents fail on extreme")
 
 
-def run_folder(log: Path) -> Path:
-    """The run folder the log's run printed (``TensorBoard logs: <folder>/tb``), under the log's checkout."""
-    found = RUN_FOLDER.search(log.read_text(errors="replace").replace("\n", " "))
-    if found is None:
-        raise SystemExit(f"{log}: the run printed no run folder; nothing to evaluate")
-    return log.resolve().parent / found["folder"]
-
-
-def extreme(run: Path, tasks: int) -> dict:
+def extreme(run: Path, seed: int, tasks: int) -> dict:
     """The run's final recursive and flat agents on the first ``tasks`` extreme tasks, greedy, turns sorted."""
-    config = yaml.safe_load((run / "config.yaml").read_text())
-    overrides = [f"seed={config['seed']}", "env.ood_band=extreme"]
+    overrides = [f"seed={seed}", "env.ood_band=extreme"]
     start = time.perf_counter()
     rows = sorted_failures(tasks, str(run / "policy"), str(run / "flat_policy"), overrides, splits=SPLITS[1:])
     return {"tasks": tasks, "seconds": round(time.perf_counter() - start, 1), "overrides": overrides,
@@ -64,7 +54,7 @@ def main() -> None:
         if new["env"] != "textcraft_synth" or new["algo"] != "rao":
             raise SystemExit(f"{log}: a run of algo={new['algo']} env={new['env']}, not rao on textcraft_synth")
         if args.extreme_tasks:
-            new["extreme"] = extreme(run_folder(log), args.extreme_tasks)
+            new["extreme"] = extreme(run_folder(log), new["seed"], args.extreme_tasks)
         name = entry_name(new)
         save_entry(RECORD, name, new, new.pop("argv"), QUESTION)
         print(f"{log}: {name}, {new['wall_seconds']} s, rc {new['returncode']}")
