@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -83,7 +84,10 @@ def test_a_run_with_overrides_keeps_them_in_its_command_and_its_entry_name(tmp_p
 def test_the_script_writes_the_overrides_on_the_first_line(tmp_path):
     (tmp_path / "Makefile").write_text('train:\n\t@echo ARGS="$(ARGS)"\n')
     script = REPO / "bench" / "methods" / "headline_runs.sh"
-    subprocess.run(["bash", str(script), str(tmp_path), "rao:1::env=textcraft_synth,trainer.max_steps=2"], check=True)
+    # as from a shell: under `make test-e2e` the inherited MAKELEVEL would make the inner make print its directory
+    shell = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    subprocess.run(["bash", str(script), str(tmp_path), "rao:1::env=textcraft_synth,trainer.max_steps=2"], check=True,
+                   env=shell)
     lines = (tmp_path / "hl-rao-env_textcraft_synth_trainer_max_steps_2-s1.log").read_text().splitlines()
     assert lines[0].endswith(" overrides env=textcraft_synth trainer.max_steps=2")
     assert lines[1] == "ARGS=env=textcraft_synth trainer.max_steps=2 seed=1" and lines[2].startswith("== rc 0 wall ")
