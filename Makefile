@@ -16,6 +16,10 @@ PACKAGES := core envs rsipo evoheir rao
 # coevo.core sets the same default for python -m entry points; this covers scripts that import
 # torch first (bench/**/*.py). A value in the environment wins.
 export OMP_WAIT_POLICY ?= PASSIVE
+# make test spreads each suite over this many pytest processes (pytest-xdist; .ci/pytest_ok.sh): one per
+# core, at most 4 (each holds its own torch and tiny models). Every test runs on one torch thread, so on
+# 2 cores core's suite took 433 s against 736 s in one process. TEST_WORKERS=1: one process.
+export TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n > 4 ? 4 : n )))
 # torch first (.ci/install_torch.sh, which pins the version): the CPU build where no GPU is visible,
 # so that no dependency pulls a multi-GB CUDA build; with a GPU, the default (CUDA) build.
 # TORCH_SPEC=torch==X.Y.Z overrides the pin.
@@ -81,9 +85,10 @@ plugins: $(STAMP) ## list installed plugins and their versions
 test: ## per-package tests, each in a venv with only that package, then the real ALFWorld games, then end-to-end tests, then the docs build
 	@set -e; for p in $(PACKAGES); do $(MAKE) --no-print-directory test-pkg PKG=$$p; done
 	@$(MAKE) --no-print-directory test-pkg PKG=envs EXTRAS=alfworld TESTS=tests/alfworld
-	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=async TESTS=tests/cli/async_rollouts
-	@$(MAKE) --no-print-directory test-pkg PKG=rsipo EXTRAS=async TESTS=tests/async_rollouts
-	@$(MAKE) --no-print-directory test-pkg PKG=rao EXTRAS=async TESTS=tests/async_rollouts
+	@# the Ray tests in one process: each module starts its own local Ray instance
+	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=async TESTS=tests/cli/async_rollouts TEST_WORKERS=1
+	@$(MAKE) --no-print-directory test-pkg PKG=rsipo EXTRAS=async TESTS=tests/async_rollouts TEST_WORKERS=1
+	@$(MAKE) --no-print-directory test-pkg PKG=rao EXTRAS=async TESTS=tests/async_rollouts TEST_WORKERS=1
 	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=serve TESTS=tests/serve
 	@$(MAKE) --no-print-directory test-vllm
 	@$(MAKE) --no-print-directory test-e2e
@@ -93,7 +98,7 @@ test-pkg: ## one package's tests in its own venv (.venvs/PKG[-EXTRAS]) with only
 	bash .ci/test_package.sh $(PKG) "$(EXTRAS)" "$(TESTS)"
 
 test-vllm: ## the vLLM rollout engine's tests (real vLLM) in their own venv .venvs/vllm
-	bash .ci/test_vllm.sh test
+	TEST_WORKERS=1 bash .ci/test_vllm.sh test  # one process: each test holds a vLLM engine
 
 test-e2e: $(DEV_STAMP) ## cross-package end-to-end tests with everything installed
 	bash .ci/pytest_ok.sh $(PY) tests -m "not presets"
@@ -110,7 +115,7 @@ $(PRESETS_STAMP): $(DEV_STAMP) $(ALFWORLD_STAMP)
 	@touch $@
 
 test-presets: $(PRESETS_STAMP) ## every configs/experiment/ preset trained 1 step on CPU with SmolLM2-135M on its real env (slow; CI's own step)
-	bash .ci/pytest_ok.sh $(PY) tests/presets -m presets --durations=0
+	TEST_WORKERS=1 bash .ci/pytest_ok.sh $(PY) tests/presets -m presets --durations=0
 
 bench: $(STAMP) ## agent loop vs raw generate, tokens/s (every benchmark, its record and how to run it: bench/README.md)
 	$(PY) -m bench.throughput.rollout_throughput

@@ -27,14 +27,15 @@ def test_rsipo_trains_sharded_over_two_ranks(tmp_path):
 
 
 @pytest.mark.parametrize("baseline", ["opsd", "grpo_opsd", "skill_grpo", "skill_prompt"])
-def test_baselines_train_sharded_over_two_ranks(tmp_path, warmstart_cache, baseline):
+def test_baselines_train_sharded_over_two_ranks(tmp_path, baseline):
     base = [o for o in FAST if not o.startswith("algo.tasks_per_step")]
     group = [] if baseline == "skill_prompt" else ["algo.group_size=4"]
-    train_ddp(CONFIG_DIR, [f"algo={baseline}", *group, "algo.tasks_per_step=4", *COMMON], warmstart_cache,
+    cache = tmp_path / "cache"  # its own (0.3 s to build): the session's holds other tests' warm starts too
+    train_ddp(CONFIG_DIR, [f"algo={baseline}", *group, "algo.tasks_per_step=4", *COMMON], cache,
               tmp_path / "run", base, trainer=FSDP)
     rows = metrics_rows(tmp_path / "run")
     if baseline == "skill_prompt":  # evaluation only: one step, every rank plays from its full copy
         assert [r["step"] for r in rows] == [1] and 0.0 <= rows[0]["train/skill_prompt/success"] <= 1.0
         return
     assert [r["step"] for r in rows] == [1, 2]
-    assert_holds_half(rows, warm_start_parameters(warmstart_cache))
+    assert_holds_half(rows, warm_start_parameters(cache))
