@@ -98,7 +98,7 @@ test-pkg: ## one package's tests in its own venv (.venvs/PKG[-EXTRAS]) with only
 	bash .ci/test_package.sh $(PKG) "$(EXTRAS)" "$(TESTS)"
 
 test-vllm: ## the vLLM rollout engine's tests (real vLLM) in their own venv .venvs/vllm
-	TEST_WORKERS=1 bash .ci/test_vllm.sh test  # one process: each test holds a vLLM engine
+	bash .ci/test_vllm.sh test
 
 test-e2e: $(DEV_STAMP) ## cross-package end-to-end tests with everything installed
 	bash .ci/pytest_ok.sh $(PY) tests -m "not presets"

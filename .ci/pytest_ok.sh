@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Run pytest; "no tests collected" (exit code 5) counts as success, every other failure fails.
 # TEST_WORKERS=N (N > 1) spreads the tests over N processes with pytest-xdist (work stealing: a worker
-# that runs out takes queued tests from a busy one), where the venv has it; 1 or unset: one process.
+# that runs out takes queued tests from a busy one; TEST_DIST=loadfile keeps each file's tests in one
+# process, in order), where the venv has it; 1 or unset: one process.
 # Each test runs on one torch thread (coevo.core.testing.fixtures), so N workers use N cores.
 set -u
 python="$1"; shift
 parallel=()
 if [ "${TEST_WORKERS:-1}" -gt 1 ] && "$python" -c "import xdist" 2>/dev/null; then
-  parallel=(-n "$TEST_WORKERS" --dist worksteal)
+  parallel=(-n "$TEST_WORKERS" --dist "${TEST_DIST:-worksteal}")
 fi
 "$python" -m pytest -q -p no:cacheprovider "${parallel[@]}" "$@"
 status=$?

@@ -34,7 +34,7 @@ install() {
   # the rest of their dependencies
   ci_pip install "$py" -q --no-deps -e "$root/packages/core" -e "$root/packages/envs"
   ci_pip install "$py" -q "lightning>=2.4,<2.7" "peft>=0.13" "hydra-core>=1.3,<1.4" omegaconf \
-    tensorboard rich matplotlib pytest "math-verify>=0.9,<0.10" "bm25s>=0.2,<0.4"
+    tensorboard rich matplotlib pytest pytest-xdist "math-verify>=0.9,<0.10" "bm25s>=0.2,<0.4"
   "$py" -c "import vllm, transformers, coevo.core.rollout.vllm_engine; print('vllm', vllm.__version__, 'transformers', transformers.__version__)"
   touch "$stamp"
 }
@@ -46,7 +46,10 @@ if [ ! -f "$stamp" ] || [ "$root/packages/core/pyproject.toml" -nt "$stamp" ] \
 fi
 [ "$mode" = install ] && exit 0
 cd "$root/packages/core"
-# vLLM in this process (3 s start instead of 20 s); the tests run one engine at a time
+# vLLM in this process (3 s start instead of 20 s); each pytest worker (TEST_WORKERS) runs one engine at a
+# time, and takes whole files in their order: in-process engines share vLLM's global parallel state (an
+# engine of another file's tests, shut down in between, took it from a live one)
+export TEST_DIST="${TEST_DIST:-loadfile}"
 export VLLM_ENABLE_V1_MULTIPROCESSING="${VLLM_ENABLE_V1_MULTIPROCESSING:-0}"
 export COEVO_REQUIRE_VLLM=1  # here a missing vLLM is a failure, not a skip
 bash "$root/.ci/pytest_ok.sh" "$py" tests/rollout/with_vllm tests/rollout/test_vllm_registration.py "$@"
