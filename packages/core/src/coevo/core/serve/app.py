@@ -62,7 +62,6 @@ class Endpoint:
         # training: the temperature / top_p every request must sample at (the trainer's log-probs use them)
         self.fixed_sampling = fixed_sampling
         self.in_flight = 0  # generation requests being answered (the worker batches when several are)
-        worker.requests_in_flight = lambda: self.in_flight
         self.tokenizer = tokenizer
         self.settings = settings
         self.context_limit = context_limit
@@ -160,9 +159,7 @@ class Endpoint:
                 self.store.disconnected()
             else:
                 self._record(parsed, job, completions)
-        # a Response, not a dict: FastAPI would walk the dict through jsonable_encoder first (the token
-        # ids and log-probs, element by element), which is JSON already
-        return JSONResponse(self._full_response(parsed, job, completions, chat, meta))
+        return self._full_response(parsed, job, completions, chat, meta)
 
     def _check_fixed_sampling(self, parsed: SamplingRequest) -> None:
         """Training: a request samples at the trainer's temperature and top_p (absent: those are used)."""

@@ -9,10 +9,9 @@ Requests that name no seed and do not stream are batched: the ones waiting toget
 temperature and top_p go to the engine in one call (their rows sampled from one drawn seed, each
 cut at its own ``max_tokens``), which is how the hf engine reaches its throughput with many agents
 at once (after a batchable request the worker waits ``server.batch_wait_ms`` for another while several
-clients have been active lately, so agents a few milliseconds apart share the call, and stops waiting
-once the batch holds every request the endpoint is answering; a lone client never waits); such a
-turn records the call's seed and ``batch_rows`` (the rows of that call), and replays only with that
-batch. A request with a seed always runs alone.
+clients have been active lately, so agents a few milliseconds apart share the call; a lone client
+never waits); such a turn records the call's seed and ``batch_rows`` (the rows of that call), and
+replays only with that batch. A request with a seed always runs alone.
 
 A streaming request passes a ``TokenStream``: the engine hands it each step's tokens, and it raises
 ``Cancelled`` once its client has gone, which aborts the generation (nothing is returned, so nothing
@@ -89,9 +88,6 @@ class EngineWorker:
         self.max_batch_rows = max_batch_rows
         self.batch_wait_s = batch_wait_s
         self.last_concurrent = float("-inf")  # when the endpoint last had several requests at once
-        # the non-streamed requests the endpoint is answering (set by it; None: unknown): when a batch
-        # holds that many, no request is left to wait for
-        self.requests_in_flight: Callable[[], int] | None = None
         self._threads = torch.get_num_threads()  # the creator's setting: a new thread would get OpenMP's default
         self._seeds = random.Random(seed)
         self._seed_lock = threading.Lock()
@@ -143,8 +139,7 @@ class EngineWorker:
             try:
                 if candidates:
                     other = candidates.pop(0)
-                elif (self.batch_wait_s > 0 and waits < MAX_WAITS and not self._later and self._busy_lately()
-                      and (self.requests_in_flight is None or len(batch) < self.requests_in_flight())):
+                elif self.batch_wait_s > 0 and waits < MAX_WAITS and not self._later and self._busy_lately():
                     waits += 1
                     other = self._queue.get(timeout=self.batch_wait_s)
                 else:
