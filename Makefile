@@ -38,7 +38,7 @@ TRAIN_PY := $(if $(USES_VLLM),$(VLLM_VENV)/bin/python,$(PY))
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
-	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs EXTRAS=alfworld TESTS=tests/alfworld"
+	@echo "  variables: ALGO=grpo ARGS='key=value ...' PKG=core|envs EXTRAS=alfworld TESTS=tests/alfworld TEST_WORKERS=$(TEST_WORKERS)"
 
 $(STAMP): packages/*/pyproject.toml Makefile .ci/install_torch.sh .ci/pip.sh
 	@$(NEW_VENV) $(VENV)

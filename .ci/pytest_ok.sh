@@ -6,9 +6,13 @@
 # Each test runs on one torch thread (coevo.core.testing.fixtures), so N workers use N cores.
 set -u
 python="$1"; shift
+workers="${TEST_WORKERS:-1}"
+case "$workers" in
+  ''|*[!0-9]*|0) echo "TEST_WORKERS must be a whole number of pytest processes, at least 1 (got '$workers'); TEST_WORKERS=1 runs one"; exit 2 ;;
+esac
 parallel=()
-if [ "${TEST_WORKERS:-1}" -gt 1 ] && "$python" -c "import xdist" 2>/dev/null; then
-  parallel=(-n "$TEST_WORKERS" --dist "${TEST_DIST:-worksteal}")
+if [ "$workers" -gt 1 ] && "$python" -c "import xdist" 2>/dev/null; then
+  parallel=(-n "$workers" --dist "${TEST_DIST:-worksteal}")
 fi
 "$python" -m pytest -q -p no:cacheprovider "${parallel[@]}" "$@"
 status=$?
