@@ -85,10 +85,9 @@ plugins: $(STAMP) ## list installed plugins and their versions
 test: ## per-package tests, each in a venv with only that package, then the real ALFWorld games, then end-to-end tests, then the docs build
 	@set -e; for p in $(PACKAGES); do $(MAKE) --no-print-directory test-pkg PKG=$$p; done
 	@$(MAKE) --no-print-directory test-pkg PKG=envs EXTRAS=alfworld TESTS=tests/alfworld
-	@# the Ray tests in one process: each module starts its own local Ray instance
-	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=async TESTS=tests/cli/async_rollouts TEST_WORKERS=1
-	@$(MAKE) --no-print-directory test-pkg PKG=rsipo EXTRAS=async TESTS=tests/async_rollouts TEST_WORKERS=1
-	@$(MAKE) --no-print-directory test-pkg PKG=rao EXTRAS=async TESTS=tests/async_rollouts TEST_WORKERS=1
+	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=async TESTS=tests/cli/async_rollouts
+	@$(MAKE) --no-print-directory test-pkg PKG=rsipo EXTRAS=async TESTS=tests/async_rollouts
+	@$(MAKE) --no-print-directory test-pkg PKG=rao EXTRAS=async TESTS=tests/async_rollouts
 	@$(MAKE) --no-print-directory test-pkg PKG=core EXTRAS=serve TESTS=tests/serve
 	@$(MAKE) --no-print-directory test-vllm
 	@$(MAKE) --no-print-directory test-e2e

@@ -23,5 +23,7 @@ for dep in $(sed -n 's/^ *"\(coevo-[a-z]*\).*/\1/p' "$root/packages/$pkg/pyproje
 done
 bash "$root/.ci/pip.sh" install "$venv/bin/python" -q "${deps[@]}" -e "$root/packages/$pkg[test${extras:+,$extras}]"
 cd "$root/packages/$pkg"
+# the async extra's suites start a local Ray instance per test module: one pytest process for them
+case ",$extras," in *,async,*) export TEST_WORKERS=1 ;; esac
 # shellcheck disable=SC2086  # TESTS may name several paths
 bash "$root/.ci/pytest_ok.sh" "$venv/bin/python" $tests
