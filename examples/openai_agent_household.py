@@ -14,9 +14,10 @@ the agent under the job's session id, and posts the episode's return as the sess
 Training (coevo-train starts this file beside the trainer, with ``OPENAI_BASE_URL`` set)::
 
     make train ALGO=grpo ARGS="agent=openai_client external.command='python examples/openai_agent_household.py'"
-    # the commands listed on each message (coevo's agent.prompt.show_admissible):
-    make train ALGO=grpo ARGS="agent=openai_client agent.prompt.show_admissible=true \
-        external.command='env AGENT_SHOW_ADMISSIBLE=1 python examples/openai_agent_household.py'"
+    # without the command list on each message (it must match coevo's agent.prompt.show_admissible,
+    # which the warm start was trained with):
+    make train ALGO=grpo ARGS="agent=openai_client agent.prompt.show_admissible=false \
+        external.command='env AGENT_SHOW_ADMISSIBLE=0 python examples/openai_agent_household.py'"
 
 Against an endpoint you started yourself: ``OPENAI_BASE_URL=http://127.0.0.1:8000/v1
 COEVO_TASKS_URL=http://127.0.0.1:8000/v1/tasks/next python examples/openai_agent_household.py``.
@@ -36,9 +37,9 @@ from concurrent.futures import ThreadPoolExecutor
 from openai import OpenAI
 
 MAX_TOKENS = 64  # a reply's length limit (coevo-train's agent.sampling.max_new_tokens)
-# list the admissible commands on the latest message (AGENT_SHOW_ADMISSIBLE=1; train with
-# agent.prompt.show_admissible=true so that the warm start saw the same layout)
-SHOW_ADMISSIBLE = os.environ.get("AGENT_SHOW_ADMISSIBLE") == "1"
+# list the admissible commands on the latest message, as agent=openai_client's warm start saw them
+# (AGENT_SHOW_ADMISSIBLE=0 leaves them out: then train with agent.prompt.show_admissible=false)
+SHOW_ADMISSIBLE = os.environ.get("AGENT_SHOW_ADMISSIBLE", "1") != "0"
 INVALID_PENALTY = 0.1  # subtracted from the return per invalid reply (coevo's agent.invalid_penalty)
 
 

@@ -13,8 +13,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
-# records that no script writes (the commands are in the record)
-WITHOUT_SCRIPT = {"serving/external_agent_household.json"}
 
 
 def _records_module():
@@ -31,7 +29,7 @@ def test_no_bench_script_changes_sys_path():
 
 
 def test_every_record_sits_next_to_its_script():
-    records = [p for p in BENCH.rglob("*.json") if p.relative_to(BENCH).as_posix() not in WITHOUT_SCRIPT]
+    records = list(BENCH.rglob("*.json"))
     assert records
     assert [str(p.relative_to(REPO)) for p in records if not p.with_suffix(".py").is_file()] == []
     assert not (BENCH / "results").exists()

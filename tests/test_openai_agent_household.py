@@ -70,7 +70,7 @@ def test_recorded_tokens_are_what_coevos_loop_trains_on(show_admissible):
     model = build_tiny_model(TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, num_kv_heads=1,
                                              intermediate_size=64), tokenizer).eval()
     example = _example()
-    example.SHOW_ADMISSIBLE = show_admissible  # (AGENT_SHOW_ADMISSIBLE=1)
+    example.SHOW_ADMISSIBLE = show_admissible  # (AGENT_SHOW_ADMISSIBLE=0 turns it off)
     with BackgroundServer(HFEngine(None, model, tokenizer), tokenizer, ServerSettings(port=0)) as server:
         client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=60)
         job = {"session_id": "ep", "task": dataclasses.asdict(task), "task_id": task.task_id,

@@ -72,11 +72,24 @@ def test_algorithm_environment_model_presets_validate(triple):
     _check_train([f"algo={algo}", f"env={env}", f"model={model}"])
 
 
-@pytest.mark.parametrize("group", ["model", "rollout", "trainer", "callbacks", "experiment"])
+@pytest.mark.parametrize("group", ["model", "rollout", "trainer", "callbacks", "experiment", "agent"])
 def test_other_presets_validate(group):
     for name in _names(group):
         override = f"+callbacks={name}" if group == "callbacks" else f"{group}={name}"
         _check_train([override])
+
+
+def test_an_external_agent_trains_from_the_generate_presets_settings():
+    """agent=openai_client builds on agent=generate: coevo's own loop in generate mode (the comparison run)
+    and the external agent start from the same warm start and prompt layout; household's default
+    (choose among commands, the shorter warm start of train.yaml) is untouched."""
+    generate, external, default = (compose_installed("train", overrides)
+                                   for overrides in (["agent=generate"], ["agent=openai_client"], []))
+    assert generate.agent == external.agent and generate.warmstart == external.warmstart
+    assert (external.agent.mode, external.agent.prompt.show_admissible) == ("generate", True)
+    assert (external.warmstart.episodes, external.warmstart.sft.epochs) == (600, 10)
+    assert external.external.enabled and not generate.external.enabled
+    assert (default.agent.mode, default.warmstart.episodes, default.warmstart.sft.epochs) == ("auto", 300, 6)
 
 
 def test_eval_config_validates():
