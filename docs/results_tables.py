@@ -333,6 +333,45 @@ def rao_textcraft_synth(root: Path) -> str:
                   "extreme (final agents): recursive vs flat"], rows)
 
 
+def external_agent_household(root: Path, entry: str = "tiny-generate-30steps") -> str:
+    """GRPO through coevo's own loop vs the example openai-client agent through the endpoint: per path, the
+    held-out success before -> after per seed (sampled), the mean change ± its standard error, the greedy
+    change, then the difference of the two paths' mean changes."""
+    record = _record(root, "external_agent_household", entry)
+    labels = {"loop": "coevo's own loop (`agent=generate`)",
+              "endpoint": "the example agent through the endpoint (`agent=openai_client`)"}
+    rows = []
+    for path, summary in record["summary"].items():
+        runs = [record["runs"][f"{path}-s{seed}"] for seed in record["seeds"]]
+        befores = sorted({f"{100 * r['heldout_before']['sampled']:.1f}%" for r in runs})
+        afters = " / ".join(f"{100 * r['heldout_after']['sampled']:.1f}" for r in runs)
+        rows.append([labels[path], "/".join(map(str, record["seeds"])), f"{', '.join(befores)} → {afters}%",
+                     f"{100 * summary['mean_gain']:+.1f} ± {100 * summary['standard_error']:.1f}",
+                     f"{100 * summary['mean_greedy_gain']:+.1f}"])
+    agree = record.get("agreement")
+    if agree:
+        verdict = "within" if agree["within_two_standard_errors"] else "outside"
+        rows.append(["endpoint − loop", "", "", f"{100 * agree['endpoint_minus_loop']:+.1f} ± "
+                     f"{100 * agree['standard_error']:.1f} ({verdict} 2 standard errors)", ""])
+    return _rows(["GRPO on household, generate mode", "seeds", "held-out sampled, before → after per seed",
+                  "change, points (mean ± se)", "greedy change, points (mean)"], rows)
+
+
+def readme_external_agent(root: Path, entry: str = "tiny-generate-30steps") -> str:
+    """The README's two rows of :func:`external_agent_household`: per path, the sampled held-out success per
+    seed and the mean change ± its standard error."""
+    record = _record(root, "external_agent_household", entry)
+    labels = {"loop": "coevo's own loop", "endpoint": "the example, via the endpoint"}
+    rows = []
+    for path, summary in record["summary"].items():
+        runs = [record["runs"][f"{path}-s{seed}"] for seed in record["seeds"]]
+        before = " / ".join(sorted({f"{100 * r['heldout_before']['sampled']:.1f}" for r in runs}))
+        after = " / ".join(f"{100 * r['heldout_after']['sampled']:.1f}" for r in runs)
+        rows.append([labels[path], f"{before} → {after}%",
+                     f"{100 * summary['mean_gain']:+.1f} ± {100 * summary['standard_error']:.1f}"])
+    return _rows(["agent", f"held-out, seeds {'/'.join(map(str, record['seeds']))}", "change (± se)"], rows)
+
+
 TABLES: dict[str, Callable[[Path], str]] = {
     "preset_startup": preset_startup, "async_rollouts": async_rollouts,
     "async_rollouts_math": lambda root: async_rollouts(root, "math"),
@@ -341,6 +380,7 @@ TABLES: dict[str, Callable[[Path], str]] = {
     "pg_family": pg_family, "cpu_threads_under_load": cpu_threads_under_load, "fsdp_scaling": fsdp_scaling,
     "rollout_engines": rollout_engines, "peer_trl": peer_trl, "readme_benchmarks": readme_benchmarks,
     "headline_runs": headline_runs, "readme_headline": readme_headline, "rao_textcraft_synth": rao_textcraft_synth,
+    "external_agent_household": external_agent_household, "readme_external_agent": readme_external_agent,
 }
 
 

@@ -99,6 +99,14 @@ def gain_summary(runs: list[dict], episodes: int) -> dict:
             "mean_greedy_gain": round(statistics.mean(greedy), 4)}
 
 
+def agreement(loop: dict, endpoint: dict) -> dict:
+    """The endpoint's mean gain minus the loop's, its standard error, and whether it is within two."""
+    difference = endpoint["mean_gain"] - loop["mean_gain"]
+    error = math.hypot(loop["standard_error"], endpoint["standard_error"])
+    return {"endpoint_minus_loop": round(difference, 4), "standard_error": round(error, 4),
+            "within_two_standard_errors": abs(difference) <= 2 * error}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -133,11 +141,7 @@ def main(argv: list[str] | None = None) -> None:
         "runs": runs, "summary": summary,
     }
     if set(summary) == set(PATHS):
-        a, b = summary["loop"], summary["endpoint"]
-        difference = b["mean_gain"] - a["mean_gain"]
-        error = math.hypot(a["standard_error"], b["standard_error"])
-        record["agreement"] = {"endpoint_minus_loop": round(difference, 4), "standard_error": round(error, 4),
-                               "within_two_standard_errors": abs(difference) <= 2 * error}
+        record["agreement"] = agreement(summary["loop"], summary["endpoint"])
     save_entry(RECORD, args.entry, record, argv if argv is not None else sys.argv[1:], QUESTION)
     print(json.dumps({"summary": summary, "agreement": record.get("agreement")}, indent=1))
 
