@@ -333,21 +333,31 @@ def rao_textcraft_synth(root: Path) -> str:
                   "extreme (final agents): recursive vs flat"], rows)
 
 
+def _external_agent_paths(root: Path, entry: str) -> tuple[dict, list[tuple[str, str, str, dict]]]:
+    """The record's entry and, per path, (path, held-out sampled before, after per seed, the path's summary)."""
+    record = _record(root, "external_agent_household", entry)
+    paths = []
+    for path, summary in record["summary"].items():
+        runs = [record["runs"][f"{path}-s{seed}"] for seed in record["seeds"]]
+        before = " / ".join(sorted({f"{100 * r['heldout_before']['sampled']:.1f}" for r in runs}))
+        paths.append((path, before, " / ".join(f"{100 * r['heldout_after']['sampled']:.1f}" for r in runs), summary))
+    return record, paths
+
+
+def _gain(summary: dict) -> str:
+    return f"{100 * summary['mean_gain']:+.1f} ± {100 * summary['standard_error']:.1f}"
+
+
 def external_agent_household(root: Path, entry: str = "tiny-generate-30steps") -> str:
     """GRPO through coevo's own loop vs the example openai-client agent through the endpoint: per path, the
     held-out success before -> after per seed (sampled), the mean change ± its standard error, the greedy
     change, then the difference of the two paths' mean changes."""
-    record = _record(root, "external_agent_household", entry)
+    record, paths = _external_agent_paths(root, entry)
     labels = {"loop": "coevo's own loop (`agent=generate`)",
               "endpoint": "the example agent through the endpoint (`agent=openai_client`)"}
-    rows = []
-    for path, summary in record["summary"].items():
-        runs = [record["runs"][f"{path}-s{seed}"] for seed in record["seeds"]]
-        befores = sorted({f"{100 * r['heldout_before']['sampled']:.1f}%" for r in runs})
-        afters = " / ".join(f"{100 * r['heldout_after']['sampled']:.1f}" for r in runs)
-        rows.append([labels[path], "/".join(map(str, record["seeds"])), f"{', '.join(befores)} → {afters}%",
-                     f"{100 * summary['mean_gain']:+.1f} ± {100 * summary['standard_error']:.1f}",
-                     f"{100 * summary['mean_greedy_gain']:+.1f}"])
+    seeds = "/".join(map(str, record["seeds"]))
+    rows = [[labels[path], seeds, f"{before}% → {after}%", _gain(summary), f"{100 * summary['mean_greedy_gain']:+.1f}"]
+            for path, before, after, summary in paths]
     agree = record.get("agreement")
     if agree:
         verdict = "within" if agree["within_two_standard_errors"] else "outside"
@@ -360,15 +370,9 @@ def external_agent_household(root: Path, entry: str = "tiny-generate-30steps") -
 def readme_external_agent(root: Path, entry: str = "tiny-generate-30steps") -> str:
     """The README's two rows of :func:`external_agent_household`: per path, the sampled held-out success per
     seed and the mean change ± its standard error."""
-    record = _record(root, "external_agent_household", entry)
+    record, paths = _external_agent_paths(root, entry)
     labels = {"loop": "coevo's own loop", "endpoint": "the example, via the endpoint"}
-    rows = []
-    for path, summary in record["summary"].items():
-        runs = [record["runs"][f"{path}-s{seed}"] for seed in record["seeds"]]
-        before = " / ".join(sorted({f"{100 * r['heldout_before']['sampled']:.1f}" for r in runs}))
-        after = " / ".join(f"{100 * r['heldout_after']['sampled']:.1f}" for r in runs)
-        rows.append([labels[path], f"{before} → {after}%",
-                     f"{100 * summary['mean_gain']:+.1f} ± {100 * summary['standard_error']:.1f}"])
+    rows = [[labels[path], f"{before} → {after}%", _gain(summary)] for path, before, after, summary in paths]
     return _rows(["agent", f"held-out, seeds {'/'.join(map(str, record['seeds']))}", "change (± se)"], rows)
 
 

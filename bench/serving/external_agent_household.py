@@ -7,7 +7,7 @@ model, tasks, seeds and sample count; the held-out success before and after (sam
 from coevo's evaluation of each run's policy. Each run is a fresh ``coevo-train`` process on one torch
 thread; ``--parallel`` runs that many at once (the record says how many)::
 
-    python -m bench.serving.external_agent_household --seeds 0 1 2 --parallel 2 --entry tiny-generate
+    python -m bench.serving.external_agent_household --seeds 0 1 2 --parallel 2 --entry tiny-generate-30steps trainer.max_steps=30
 
 Two paths agree within noise when the difference of their mean held-out gains is under two standard
 errors (each run's binomial error over its held-out episodes, and the spread over seeds). ``--collect``
