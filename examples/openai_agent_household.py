@@ -107,7 +107,7 @@ def play_job(client: OpenAI, model: str, base_url: str, job: dict) -> dict:
     play(client, model, job["session_id"], env.goal, env.memory(), env.admissible_actions(), step, env.max_steps)
     reward = score["reward"] - INVALID_PENALTY * score["invalid"]
     _post(f"{base_url}/sessions/{job['session_id']}/reward",
-          {"reward": reward, "task_id": job["task_id"], "won": score["won"]})
+          {"reward": reward, "task_id": job["task_id"], "won": score["won"], "invalid": score["invalid"]})
     return {"session_id": job["session_id"], "reward": reward, "won": score["won"]}
 
 

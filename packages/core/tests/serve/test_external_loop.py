@@ -17,6 +17,7 @@ openai = pytest.importorskip("openai")
 
 from running_endpoint import MODEL  # noqa: E402
 
+from coevo.core.agent.loop import summarize  # noqa: E402
 from coevo.core.algos.grpo import turn_samples  # noqa: E402
 from coevo.core.rollout.engine import SamplingSettings  # noqa: E402
 from coevo.core.rollout.hf_engine import HFEngine  # noqa: E402
@@ -35,7 +36,8 @@ def _job(url: str) -> dict | None:
 
 class Agent(threading.Thread):
     """Takes ``count`` jobs and plays each as 2 chat turns (the second re-sends the first answer);
-    posts reward = the task index + 0.5 * (its episode number in the group); remembers what it got."""
+    posts reward = the task index + 0.5 * (its episode number in the batch) and (that number mod 2) invalid
+    replies; remembers what it got."""
 
     def __init__(self, url: str, count: int, skip_reward: str = "", wrong_task: str = ""):
         super().__init__(daemon=True)
@@ -68,7 +70,8 @@ class Agent(threading.Thread):
                     continue
                 reward = job["task"]["index"] + 0.5 * int(sid.rsplit("e", 1)[1])
                 self.rewards[sid] = reward
-                post_reward(self.url, sid, reward, task_id="boxes/x/0" if sid == self.wrong_task else job["task_id"])
+                post_reward(self.url, sid, reward, task_id="boxes/x/0" if sid == self.wrong_task else job["task_id"],
+                            invalid=int(sid.rsplit("e", 1)[1]) % 2)
         except Exception as exc:  # noqa: BLE001
             self.error = exc
 
@@ -101,6 +104,8 @@ def test_sessions_become_the_episodes_grpo_trains_on(endpoint):
     assert agent.error is None
     assert [ep.group_id for ep in episodes] == [0, 0, 1, 1] and [ep.task for ep in episodes] == tasks
     assert [ep.reward for ep in episodes] == [0.0, 0.5, 2.0, 2.5]  # what the agent posted: index + 0.5 * episode
+    assert [ep.num_invalid for ep in episodes] == [0, 1, 0, 1]  # the posted counts: the invalid rate is 2 of 8 turns
+    assert summarize(episodes)["invalid_rate"] == pytest.approx(2 / 8)
     for ep, sid in zip(episodes, sorted(agent.got)):
         assert [(t.prompt_ids, t.response_ids, t.response_logprobs) for t in ep.turns] == agent.got[sid]
     # GRPO's samples: the recorded tokens, loss on the generated ones only

@@ -74,8 +74,12 @@ def test_rewritten_history_is_split_and_counted(server, tokenizer):
 def test_reward_closes_the_session(server):
     client = _client(server)
     client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}], max_tokens=3, user="r-1")
-    assert post_reward(server.url, "r-1", 1.5, task_id="task-9", won=True) == {"session_id": "r-1", "reward": 1.5,
-                                                                              "turns": 1}
+    # an invalid count above the session's turns is refused, and the session stays open for a right one
+    too_many = httpx.post(f"{server.url}/sessions/r-1/reward", json={"reward": 1.5, "invalid": 2})
+    assert too_many.status_code == 400 and too_many.json()["error"]["param"] == "invalid"
+    assert "more than the session's 1 turns" in too_many.json()["error"]["message"]
+    assert post_reward(server.url, "r-1", 1.5, task_id="task-9", won=True, invalid=1) == {
+        "session_id": "r-1", "reward": 1.5, "turns": 1}
     with pytest.raises(openai.ConflictError, match="already has its reward"):  # no turn after the reward
         client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}], max_tokens=3,
                                        user="r-1")
@@ -84,8 +88,11 @@ def test_reward_closes_the_session(server):
     assert httpx.post(f"{server.url}/sessions/nobody/reward", json={"reward": 1}).status_code == 404
     assert httpx.post(f"{server.url}/sessions/x/reward", json={"reward": "1"}).json()["error"]["param"] == "reward"
     assert httpx.post(f"{server.url}/sessions/x/reward", content=b'{"reward": NaN}').status_code == 400
+    for bad in (-1, 1.5, True, "2"):  # a count: a whole number, 0 or more
+        answer = httpx.post(f"{server.url}/sessions/x/reward", json={"reward": 1, "invalid": bad})
+        assert (answer.status_code, answer.json()["error"]["param"]) == (400, "invalid"), bad
     (taken,) = server.store.take_rewarded()
-    assert (taken.session_id, taken.reward, taken.task_id, taken.won) == ("r-1", 1.5, "task-9", True)
+    assert (taken.session_id, taken.reward, taken.task_id, taken.won, taken.invalid) == ("r-1", 1.5, "task-9", True, 1)
     assert server.store.take_rewarded() == []
 
 

@@ -8,7 +8,7 @@ trace beside OpenAI's fields (``coevo``: prompt token ids, each choice's token i
 seed) so a token-in/token-out client needs no re-tokenisation.
 
 Routes beyond OpenAI's: ``POST /v1/sessions/{id}/reward`` (``{"reward": float, "task_id": str?,
-"won": bool?}``), ``GET /v1/sessions/{id}`` (its trace), ``GET /v1/sessions`` (counters).
+"won": bool?, "invalid": int?}``: the episode's invalid replies, at most its turns), ``GET /v1/sessions/{id}`` (its trace), ``GET /v1/sessions`` (counters).
 """
 
 from __future__ import annotations
@@ -115,8 +115,8 @@ class Endpoint:
         async def reward(session_id: str, request: Request):
             _check_session_id(session_id)
             body = await read_json(request, 65536)
-            value, task_id, won = _reward_fields(body)
-            session = self.store.reward(session_id, value, task_id, won)
+            value, task_id, won, invalid = _reward_fields(body)
+            session = self.store.reward(session_id, value, task_id, won, invalid)
             return {"session_id": session_id, "reward": value, "turns": len(session.turns)}
 
         @app.get("/v1/sessions/{session_id}")
@@ -328,7 +328,7 @@ def _check_session_id(session_id: str) -> None:
         raise RequestError("a session id is 1-128 characters of letters, digits and ._:@-", None, 400)
 
 
-def _reward_fields(body) -> tuple[float, str | None, bool | None]:
+def _reward_fields(body) -> tuple[float, str | None, bool | None, int | None]:
     if not isinstance(body, dict):
         raise RequestError("the reward body must be a JSON object {\"reward\": <number>}")
     value = body.get("reward")
@@ -340,4 +340,7 @@ def _reward_fields(body) -> tuple[float, str | None, bool | None]:
     won = body.get("won")
     if won is not None and not isinstance(won, bool):
         raise RequestError("'won' must be true or false", "won")
-    return float(value), task_id, won
+    invalid = body.get("invalid")
+    if invalid is not None and (isinstance(invalid, bool) or not isinstance(invalid, int) or invalid < 0):
+        raise RequestError("'invalid' must be a whole number of invalid replies, 0 or more", "invalid")
+    return float(value), task_id, won, invalid

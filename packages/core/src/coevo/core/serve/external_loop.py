@@ -9,7 +9,7 @@ rewarded session becomes an ``Episode`` of its task's group: one ``Turn`` per re
 prompt ids exactly as the engine read them and the generated ids and log-probs exactly as it
 produced them, so the samples GRPO builds (prompt mask 0, generated tokens mask 1) are the recorded
 tokens; nothing is re-tokenised. The episode's return is the posted reward; ``won`` the posted
-flag. A session posted with another task id than its job's is counted and dropped.
+flag; its invalid replies (``invalid_rate``) the posted ``invalid`` count, 0 when none came. A session posted with another task id than its job's is counted and dropped.
 
 Counters (``external/*`` in the metrics): sessions dropped (timed out, never taken, wrong task),
 rewritten turns (split: each turn is its own sample anyway), disconnected streams, stale turns
@@ -122,4 +122,5 @@ class EndpointLoop:
                                       0.0, False, messages=t.messages))
         episode.reward = float(session.reward)
         episode.won = bool(session.won)
+        episode.num_invalid = session.invalid or 0
         return episode

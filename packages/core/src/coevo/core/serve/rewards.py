@@ -13,13 +13,15 @@ from urllib.parse import quote
 
 
 def post_reward(base_url: str, session_id: str, reward: float, task_id: str | None = None,
-                won: bool | None = None, timeout_s: float = 30.0) -> dict:
+                won: bool | None = None, invalid: int | None = None, timeout_s: float = 30.0) -> dict:
     """Post ``reward`` for ``session_id`` to the endpoint at ``base_url`` (its ``/v1`` URL); the server's answer."""
     body = {"reward": float(reward)}
     if task_id is not None:
         body["task_id"] = task_id
     if won is not None:
         body["won"] = bool(won)
+    if invalid is not None:
+        body["invalid"] = int(invalid)
     request = urllib.request.Request(f"{base_url.rstrip('/')}/sessions/{quote(session_id, safe='')}/reward",
                                      data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json"})

@@ -54,6 +54,7 @@ class Session:
     reward: float | None = None
     task_id: str | None = None
     won: bool | None = None
+    invalid: int | None = None  # the episode's invalid replies, as the agent counted them (at most its turns)
 
     def segments(self) -> list[dict]:
         """The append-only runs of choice-0 turns as single sequences: ``input_ids``, ``agent_mask``
@@ -144,17 +145,22 @@ class SessionStore:
                 self._open[session_id].last_seen = self.clock()
 
     # -- rewards ----------------------------------------------------------------------------
-    def reward(self, session_id: str, reward: float, task_id: str | None, won: bool | None) -> Session:
+    def reward(self, session_id: str, reward: float, task_id: str | None, won: bool | None,
+               invalid: int | None = None) -> Session:
         with self._arrived:
             self._expire()
             if session_id in self._rewarded:
                 raise RequestError(f"session '{session_id}' already has a reward", None, 409, "session_finished")
-            session = self._open.pop(session_id, None)
+            session = self._open.get(session_id)
             if session is None:
                 raise RequestError(f"no open session '{session_id}' (never used, timed out after "
                                    f"server.reward_timeout_s={self.reward_timeout_s:g} s, or taken)", None, 404,
                                    "session_not_found")
-            session.reward, session.task_id, session.won = reward, task_id, won
+            turns = sum(t.choice == 0 for t in session.turns)
+            if invalid is not None and invalid > turns:
+                raise RequestError(f"'invalid' is {invalid}, more than the session's {turns} turns", "invalid")
+            del self._open[session_id]
+            session.reward, session.task_id, session.won, session.invalid = reward, task_id, won, invalid
             self._rewarded[session_id] = session
             self.counts["rewarded"] += 1
             self._arrived.notify_all()
