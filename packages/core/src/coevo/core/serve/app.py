@@ -8,7 +8,8 @@ trace beside OpenAI's fields (``coevo``: prompt token ids, each choice's token i
 seed) so a token-in/token-out client needs no re-tokenisation.
 
 Routes beyond OpenAI's: ``POST /v1/sessions/{id}/reward`` (``{"reward": float, "task_id": str?,
-"won": bool?, "invalid": int?}``: the episode's invalid replies, at most its turns), ``GET /v1/sessions/{id}`` (its trace), ``GET /v1/sessions`` (counters).
+"won": bool?, "invalid": int?}``, ``invalid`` the episode's invalid replies, at most its turns),
+``GET /v1/sessions/{id}`` (its trace), ``GET /v1/sessions`` (counters).
 """
 
 from __future__ import annotations
