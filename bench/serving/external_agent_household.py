@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--heldout-episodes", type=int, default=240, help="held-out sampled episodes per eval")
     parser.add_argument("--collect", action="store_true", help="read the run folders of an earlier call")
     parser.add_argument("--entry", default="tiny-generate")
+    argv = sys.argv[1:] if argv is None else argv
     args, overrides = parser.parse_known_args(argv)
     if args.parallel < 1 or args.heldout_episodes < 1:
         parser.error("--parallel and --heldout-episodes must be at least 1")
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     summary = {path: gain_summary([runs[f"{path}-s{s}"] for s in args.seeds], args.heldout_episodes)
                for path in args.paths}
     record = {
-        "command": " ".join(["python -m bench.serving.external_agent_household", *(argv or sys.argv[1:])]),
+        "command": " ".join(["python -m bench.serving.external_agent_household", *argv]),
         "train_commands": {name: " ".join(c) for name, c in commands.items()},
         "commit": commit_of(), "date": datetime.date.today().isoformat(), "seeds": args.seeds, "threads": 1,
         "parallel": args.parallel, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     if set(summary) == set(PATHS):
         record["agreement"] = agreement(summary["loop"], summary["endpoint"])
-    save_entry(RECORD, args.entry, record, argv if argv is not None else sys.argv[1:], QUESTION)
+    save_entry(RECORD, args.entry, record, argv, QUESTION)
     print(json.dumps({"summary": summary, "agreement": record.get("agreement")}, indent=1))
 
 

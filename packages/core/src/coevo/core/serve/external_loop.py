@@ -114,9 +114,7 @@ class EndpointLoop:
 
     def _episode(self, session, task: Task, group_id: int, version: int) -> Episode:
         episode = Episode(task, group_id)
-        for t in session.turns:
-            if t.choice != 0:
-                continue
+        for t in session.episode_turns():
             self.counts["stale_turns"] += int(t.version < version)
             episode.turns.append(Turn(list(t.prompt_ids), list(t.completion_ids), list(t.logprobs), t.text, None, "",
                                       0.0, False, messages=t.messages))

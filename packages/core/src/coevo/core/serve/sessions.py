@@ -56,11 +56,15 @@ class Session:
     won: bool | None = None
     invalid: int | None = None  # the episode's invalid replies, as the agent counted them (at most its turns)
 
+    def episode_turns(self) -> list[TurnRecord]:
+        """The turns an episode is made of: each request's first choice (``n`` > 1 adds others beside it)."""
+        return [t for t in self.turns if t.choice == 0]
+
     def segments(self) -> list[dict]:
         """The append-only runs of choice-0 turns as single sequences: ``input_ids``, ``agent_mask``
         (1 on generated tokens), ``logprobs`` (0 elsewhere); a rewritten turn starts a new one."""
         out: list[dict] = []
-        for turn in (t for t in self.turns if t.choice == 0):
+        for turn in self.episode_turns():
             if not out or not turn.extends:
                 out.append({"input_ids": [], "agent_mask": [], "logprobs": []})
             seg = out[-1]
@@ -156,7 +160,7 @@ class SessionStore:
                 raise RequestError(f"no open session '{session_id}' (never used, timed out after "
                                    f"server.reward_timeout_s={self.reward_timeout_s:g} s, or taken)", None, 404,
                                    "session_not_found")
-            turns = sum(t.choice == 0 for t in session.turns)
+            turns = len(session.episode_turns())
             if invalid is not None and invalid > turns:
                 raise RequestError(f"'invalid' is {invalid}, more than the session's {turns} turns", "invalid")
             del self._open[session_id]
