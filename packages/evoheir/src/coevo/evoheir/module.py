@@ -156,13 +156,21 @@ class EvoHeir(RolloutModule):
             IndexRegion("screening", "train", c.screen.start, c.screen.start + c.rounds * c.screen.pool_size),
             IndexRegion("confirmation", "train", c.commit.start, c.commit.start + c.rounds * self._span()),
         ]
-        if c.host == "r_zero" and s.warmup_examples > 0:
-            regions.append(IndexRegion("scout warm-up", "train", s.warmup_first_index,
-                                       s.warmup_first_index + 2 * s.warmup_examples))
+        scout_examples, reference_examples = self._warmup_examples()
+        if scout_examples or reference_examples:
+            regions.append(IndexRegion("pre-round warm-up", "train", s.warmup_first_index,
+                                       s.warmup_first_index + 2 * scout_examples + reference_examples))
         if c.audit_settings.enabled:
             a = c.audit_settings
             regions.append(IndexRegion("audit", "train", a.start, a.start + c.rounds * a.pool_size))
         return regions
+
+    def _warmup_examples(self) -> tuple[int, int]:
+        """(Scout replies, reference-reading examples) the pre-round warm-up teaches: the Scout's only for
+        the r_zero host, the repair teacher's only when Recovery runs."""
+        c = self.config
+        scout = c.scout.warmup_examples if c.host == "r_zero" else 0
+        return scout, (c.recovery.teacher_warmup_examples if c.recovery.enabled else 0)
 
     def _span(self) -> int:
         """Confirmation items one decision reserves: the pool, or the sequential judge's budget."""
@@ -179,12 +187,14 @@ class EvoHeir(RolloutModule):
         c = self.config
         loop = self.trainer.fit_loop.epoch_loop  # one step per round: the progress bar counts rounds
         loop.max_steps = c.rounds if loop.max_steps is None or loop.max_steps < 0 else min(loop.max_steps, c.rounds)
-        if c.host == "r_zero" and c.scout.warmup_examples > 0 and self.round == 0:
+        scout_examples, reference_examples = self._warmup_examples()
+        if (scout_examples or reference_examples) and self.round == 0:
             start = time.perf_counter()
             stats = warm_up_scout(self.policy, self.context.tokenizer, self.context.agent, self.envs(1)[0], c.scout,
-                                  self.context.seed)
-            console.print(f"[bold]scout warm-up[/bold]: {int(stats['examples'])} examples (Scout replies + solver "
-                          f"answers), loss {stats['first_loss']:.3f} → {stats['last_loss']:.3f} in "
+                                  self.context.seed, scout_examples, reference_examples)
+            console.print(f"[bold]pre-round warm-up[/bold]: {int(stats['examples'])} examples ({scout_examples} Scout "
+                          f"replies + {scout_examples} solver answers + {reference_examples} read from a reference), "
+                          f"loss {stats['first_loss']:.3f} → {stats['last_loss']:.3f} in "
                           f"{time.perf_counter() - start:.0f} s")
         if c.heldout_tasks > 0 and self.round == 0:
             self.heldout0 = self._heldout()
@@ -248,7 +258,7 @@ class EvoHeir(RolloutModule):
         row = {
             "round": t, "screen": screen, "recipient": recipient, "experience": len(experience),
             "qualified": len(qualified), "dropped": dropped, "n_repair": outcome.n_repair, "n_keep": outcome.n_keep,
-            "recovery_gain": outcome.gain, "recovery_loss_first": outcome.loss_first,
+            "recovery_gain": outcome.gain, "teacher_success": outcome.teacher_success, "recovery_loss_first": outcome.loss_first,
             "recovery_loss_last": outcome.loss_last, "v": verdict.v, "tau": verdict.tau, "commit": verdict.commit,
             "unchanged": verdict.unchanged, "true_gain": verdict.true_gain, "wins": verdict.wins,
             "losses": verdict.losses, "confirm_items": verdict.items, "decision": verdict.decision,
@@ -389,6 +399,8 @@ class EvoHeir(RolloutModule):
                    "archive/size": row["archive_size"], "compute/units": row["units"],
                    "screen/recipient_score": row["screen"][row["recipient"]]}
         metrics |= {f"screen/{k}": v for k, v in row["screen"].items()}
+        if not math.isnan(row["teacher_success"]):
+            metrics["recovery/teacher_success"] = row["teacher_success"]
         if row["heldout"] is not None:
             metrics["heldout_success"] = row["heldout"]
         if row["true_gain"] is not None:

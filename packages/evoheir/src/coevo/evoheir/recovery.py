@@ -50,6 +50,11 @@ class RecoverySettings:
     # the model's modules the student adapts (the model's own names: free text, at least one)
     target_modules: list[str] = free_text(["q_proj", "v_proj"], length=(1, None))
     max_records: int = bounded(32, ge=1)  # qualified records used per round (newest first)
+    # reference-reading examples (a problem and a reference solution → the reply that reaches its answer)
+    # taught with the pre-round warm-up, so the repair teacher can use the reference it is shown: a model
+    # never trained on that prompt ignores it (the tiny model: 0% with the reference against 22% without,
+    # packages/evoheir/README.md). 0: none (a pretrained model reads a reference untaught)
+    teacher_warmup_examples: int = bounded(0, ge=0)
 
 
 @dataclass
@@ -61,6 +66,9 @@ class RecoveryOutcome:
     loss_last: float = float("nan")
     success_before: float = float("nan")
     success_after: float = float("nan")
+    # the repair teacher's own greedy success on D_repair's questions shown with their references: what it
+    # can teach (near the recipient's 0 there: the teacher does not read the reference, Recovery moves nothing)
+    teacher_success: float = float("nan")
     tokens: int = 0  # forward-token cost (generation 1x, teacher 1x, student 3x per step)
 
     @property
@@ -77,6 +85,11 @@ class _Item:
     n_response: int
     repair: bool
     teacher_logits: torch.Tensor | None = None  # [n_response, V]
+
+
+def repair_question(question: str, reference: str) -> str:
+    """What the repair teacher reads: the question and a reference solution that reaches its label."""
+    return f"{question}\nReference solution: {reference}"
 
 
 def _response_logits(model, ids: list[int], n_prompt: int, n_response: int) -> torch.Tensor:  # [n_response, V]
@@ -115,7 +128,7 @@ def recover(
     problems = [Problem(r.question, r.answer, r.problem_type) for r in records]
     with evaluation_guard(model):
         episodes = _attempts(loop, math_config, problems)
-    repair_problems = [Problem(f"{r.question}\nReference solution: {r.reference}", r.answer, r.problem_type)
+    repair_problems = [Problem(repair_question(r.question, r.reference), r.answer, r.problem_type)
                        for r in records]
     teacher_envs, teacher_tasks = proposed_envs(math_config, repair_problems, 1)
     items, tokens = [], 0
@@ -131,6 +144,12 @@ def recover(
                            len(turn.prompt_ids), len(teacher_prompt), n, repair))
     outcome = RecoveryOutcome(None, sum(i.repair for i in items), sum(not i.repair for i in items))
     outcome.success_before = sum(ep.won for ep in episodes) / len(episodes)
+    shown = [problem for problem, episode in zip(repair_problems, episodes) if not episode.won]
+    if shown:
+        with evaluation_guard(model):
+            taught = _attempts(loop, math_config, shown)
+        outcome.teacher_success = sum(ep.won for ep in taught) / len(taught)
+        tokens += sum(len(ep.turns[0].prompt_ids) + len(ep.turns[0].response_ids) for ep in taught if ep.turns)
     if not items:
         outcome.tokens = tokens
         return outcome

@@ -8,6 +8,10 @@ from pathlib import Path
 from coevo.core.reporting import save_figure
 
 
+def _known(value) -> bool:
+    return value is not None and not math.isnan(value)
+
+
 def _f(x: float, signed: bool = True) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
@@ -30,6 +34,7 @@ def round_line(row: dict) -> str:
         f"round {row['round']}{scout} | screen: {scores} → recipient {row['recipient']} | "
         f"D_repair {row['n_repair']} / D_keep {row['n_keep']}"
         + (" (nothing qualified)" if row["qualified"] == 0 else "")
+        + (f" (teacher reads {row['teacher_success'] * 100:.0f}%)" if _known(row.get("teacher_success")) else "")
         + f" | recovery gain {_f(row['recovery_gain'])} | v {_f(row['v'])} vs τ {_f(row['tau'], False)} → {decision}"
         f" | archive {row['archive_size']} | compute {row['units']:.1f} units (single stream 100)"
     )
