@@ -37,11 +37,15 @@ def _rows(run):
     return [json.loads(line) for line in (run / "rounds.jsonl").read_text().splitlines()]
 
 
-def test_grpo_host_rounds_with_recovery_and_audit(compose_train, tmp_path):
+def test_grpo_host_rounds_with_recovery_and_audit(compose_train, tmp_path, capfd):
     seeded = _seed_archive(tmp_path / "seed.json")
     cfg = compose_train("algo.host=grpo", "algo.rounds=2", *SMALL, f"algo.archive.load={seeded}", "algo.audit=true",
-                        "algo.audit_settings.pool_size=4", base=FAST_MATH)
+                        "algo.audit_settings.pool_size=4", "algo.recovery.teacher_warmup_examples=4",
+                        "algo.scout.warmup_epochs=1", base=FAST_MATH)
     result = train.run(cfg)
+    # the grpo host has no Scout: the pre-round warm-up teaches only the repair teacher's prompt
+    assert "pre-round warm-up: 4 examples (0 Scout replies + 0 solver answers + 4 read from a reference)" in \
+        " ".join(capfd.readouterr().out.split())
     run = tmp_path / "run"
     rows = _rows(run)
     assert [r["round"] for r in rows] == [1, 2] and result["steps"] == 2  # one Lightning step per round
@@ -50,6 +54,9 @@ def test_grpo_host_rounds_with_recovery_and_audit(compose_train, tmp_path):
     assert first["qualified"] >= 6
     assert first["n_repair"] + first["n_keep"] == first["qualified"]
     assert first["n_repair"] > 0 and first["recovery_loss_first"] > first["recovery_loss_last"] >= 0
+    # the repair teacher's greedy success on D_repair's questions shown with their references
+    assert 0.0 <= first["teacher_success"] <= 1.0
+    assert all(math.isnan(r["teacher_success"]) == (r["n_repair"] == 0) for r in rows)
     for row in rows:
         assert set(row["screen"]) == {"root", "b1", "b2"} and row["screen"]["root"] == 0.0
         assert row["recipient"] == "root" or row["screen"][row["recipient"]] > 0

@@ -1,0 +1,27 @@
+"""The pre-round warm-up's reference-reading examples: Recovery's repair-teacher prompt, answered as the reference is."""
+
+from coevo.core.agent.loop import AgentSettings
+from coevo.envs.math.answers import answers_match, extract_boxed
+from coevo.evoheir.math_env import MathEnv
+from coevo.evoheir.recovery import repair_question
+from coevo.evoheir.scout_warmup import reference_reading_examples
+
+
+def test_reference_examples_show_the_repair_teachers_prompt_and_reach_the_answer():
+    env = MathEnv(MathEnv.Config(problem_types=["addition", "one_step_equation"]))
+    examples = reference_reading_examples(env, AgentSettings(), 6, 5_000_600)
+    assert len(examples) == 6  # one turn per problem: a math episode is one reply
+    for i, conversation in enumerate(examples):
+        problem = env.problem(env.task("train", 5_000_600 + i))
+        question, reply = conversation[-2]["content"], conversation[-1]["content"]
+        assert conversation[-1]["role"] == "assistant" and reply == env.expert_reply(problem.answer)
+        # the teacher reads exactly what Recovery shows it: the question, then a reference reaching the label
+        assert repair_question(problem.text, reply) in question
+        assert answers_match(problem.answer, extract_boxed(reply))
+    kinds = {env.problem(env.task("train", 5_000_600 + i)).problem_type for i in range(6)}
+    assert kinds == {"addition", "one_step_equation"}
+
+
+def test_no_reference_examples_is_an_empty_list():
+    env = MathEnv(MathEnv.Config(problem_types=["addition"]))
+    assert reference_reading_examples(env, AgentSettings(), 0, 5_000_000) == []
