@@ -17,6 +17,7 @@ FAST_MATH = [
     "agent.sampling.max_new_tokens=16",
     "trainer.checkpoint_every=100",
     "trainer.progress_bar=false",
+    "algo.recovery.enabled=true",  # the tiny model's preset turns Recovery off; these runs go through every phase
 ]
 
 

@@ -44,3 +44,5 @@ def test_the_tiny_models_regime_stays_off_real_models(tmp_path):
     assert (tiny.algo.commit.metric, tiny.algo.commit.pool_size, tiny.algo.verifier) == ("greedy", 256, "exact")
     assert (real.algo.commit.metric, real.algo.commit.pool_size, real.warmstart.episodes) == ("greedy", 16, 300)
     assert "addition" not in real.env.problem_types
+    # Recovery: off for the tiny model, which cannot read the repair teacher's reference; a real model keeps it
+    assert (tiny.algo.recovery.enabled, real.algo.recovery.enabled) == (False, True)
