@@ -84,9 +84,9 @@ from coevo.evoheir.paired import (
     success_per_item,
 )
 from coevo.evoheir.pools import IndexRegion, PoolLedger, require_unbounded_train
+from coevo.evoheir.pre_round_warmup import pre_round_warm_up
 from coevo.evoheir.recovery import RecoveryOutcome, recover
 from coevo.evoheir.report import plot_rounds, round_line
-from coevo.evoheir.scout_warmup import warm_up_scout
 from coevo.evoheir.sequential import SequentialTest, judge_in_batches
 from coevo.evoheir.threshold import commit_threshold, decision_delta, threshold
 
@@ -190,8 +190,8 @@ class EvoHeir(RolloutModule):
         scout_examples, reference_examples = self._warmup_examples()
         if (scout_examples or reference_examples) and self.round == 0:
             start = time.perf_counter()
-            stats = warm_up_scout(self.policy, self.context.tokenizer, self.context.agent, self.envs(1)[0], c.scout,
-                                  self.context.seed, scout_examples, reference_examples)
+            stats = pre_round_warm_up(self.policy, self.context.tokenizer, self.context.agent, self.envs(1)[0],
+                                      c.scout, self.context.seed, scout_examples, reference_examples)
             console.print(f"[bold]pre-round warm-up[/bold]: {int(stats['examples'])} examples ({scout_examples} Scout "
                           f"replies + {scout_examples} solver answers + {reference_examples} read from a reference), "
                           f"loss {stats['first_loss']:.3f} → {stats['last_loss']:.3f} in "

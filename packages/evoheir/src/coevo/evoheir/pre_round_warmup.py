@@ -36,7 +36,7 @@ def reference_reading_examples(env: MathEnv, agent: AgentSettings, n: int, first
     return collect_expert_examples(ProposedMathEnv(env.config, shown), agent.prompt, n, PROPOSED, 0).examples
 
 
-def warm_up_scout(model, tokenizer, agent: AgentSettings, env: MathEnv, settings, seed: int,
+def pre_round_warm_up(model, tokenizer, agent: AgentSettings, env: MathEnv, settings, seed: int,
                   scout_examples: int | None = None, reference_examples: int = 0) -> dict[str, float]:
     """Fine-tune ``model`` in place on ``scout_examples`` (default ``settings.warmup_examples``) Scout replies,
     as many solver examples and ``reference_examples`` reference-reading ones, drawn from the train split

@@ -3,8 +3,8 @@
 from coevo.core.agent.loop import AgentSettings
 from coevo.envs.math.answers import answers_match, extract_boxed
 from coevo.evoheir.math_env import MathEnv
+from coevo.evoheir.pre_round_warmup import reference_reading_examples
 from coevo.evoheir.recovery import repair_question
-from coevo.evoheir.scout_warmup import reference_reading_examples
 
 
 def test_reference_examples_show_the_repair_teachers_prompt_and_reach_the_answer():
