@@ -37,7 +37,7 @@ def reference_reading_examples(env: MathEnv, agent: AgentSettings, n: int, first
 
 
 def pre_round_warm_up(model, tokenizer, agent: AgentSettings, env: MathEnv, settings, seed: int,
-                  scout_examples: int | None = None, reference_examples: int = 0) -> dict[str, float]:
+                      scout_examples: int | None = None, reference_examples: int = 0) -> dict[str, float]:
     """Fine-tune ``model`` in place on ``scout_examples`` (default ``settings.warmup_examples``) Scout replies,
     as many solver examples and ``reference_examples`` reference-reading ones, drawn from the train split
     from ``settings.warmup_first_index`` on in that order; returns the first and last epoch's mean loss, the
@@ -47,8 +47,7 @@ def pre_round_warm_up(model, tokenizer, agent: AgentSettings, env: MathEnv, sett
     conversations = [[{"role": "user", "content": p}, {"role": "assistant", "content": r}]
                      for p, r in scout_warmup_examples(list(c.problem_types), n, settings.warmup_first_index, c.seed,
                                                        c.difficulty)]
-    if n:
-        conversations += collect_expert_examples(env, agent.prompt, n, "train", settings.warmup_first_index + n).examples
+    conversations += collect_expert_examples(env, agent.prompt, n, "train", settings.warmup_first_index + n).examples
     conversations += reference_reading_examples(env, agent, reference_examples, settings.warmup_first_index + 2 * n)
     samples = []
     for conversation in conversations:

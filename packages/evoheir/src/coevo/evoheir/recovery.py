@@ -52,7 +52,7 @@ class RecoverySettings:
     max_records: int = bounded(32, ge=1)  # qualified records used per round (newest first)
     # reference-reading examples (a problem and a reference solution → the reply that reaches its answer)
     # taught with the pre-round warm-up, so the repair teacher can use the reference it is shown: a model
-    # never trained on that prompt ignores it (the tiny model: 0% with the reference against 22% without,
+    # never trained on that prompt ignores it (the tiny model: 0% with the reference against 32% without,
     # packages/evoheir/README.md). 0: none (a pretrained model reads a reference untaught)
     teacher_warmup_examples: int = bounded(0, ge=0)
 

@@ -13,7 +13,7 @@ def _known(value) -> bool:
 
 
 def _f(x: float, signed: bool = True) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if not _known(x):
         return "-"
     return f"{x:+.3f}" if signed else f"{x:.3f}"
 
