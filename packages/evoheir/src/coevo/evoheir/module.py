@@ -191,7 +191,7 @@ class EvoHeir(RolloutModule):
         if (scout_examples or reference_examples) and self.round == 0:
             start = time.perf_counter()
             stats = pre_round_warm_up(self.policy, self.context.tokenizer, self.context.agent, self.envs(1)[0],
-                                      c.scout, self.context.seed, scout_examples, reference_examples)
+                                      c.scout, c.scout.warmup_seed, scout_examples, reference_examples)
             console.print(f"[bold]pre-round warm-up[/bold]: {int(stats['examples'])} examples ({scout_examples} Scout "
                           f"replies + {scout_examples} solver answers + {reference_examples} read from a reference), "
                           f"loss {stats['first_loss']:.3f} → {stats['last_loss']:.3f} in "
