@@ -174,7 +174,7 @@ HEADLINE_METRICS = {
     "grpo": (("success", "sampled"), ("greedy/success", "greedy")),
     "rsipo": (("success", "sampled"), ("greedy/success", "greedy")),
     # EVOHEIR's own line: 100 held-out problems, greedy, round 0 -> after the last round (evoheir_summary.json)
-    "evoheir": (("rounds/heldout", "greedy, 100 problems"), ("greedy/success", "greedy"), ("success", "sampled")),
+    "evoheir": (("rounds/heldout", "greedy, 1,000 problems"), ("greedy/success", "greedy"), ("success", "sampled")),
 }
 
 
