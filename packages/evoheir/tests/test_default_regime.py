@@ -44,5 +44,7 @@ def test_the_tiny_models_regime_stays_off_real_models(tmp_path):
     assert (tiny.algo.commit.metric, tiny.algo.commit.pool_size, tiny.algo.verifier) == ("greedy", 256, "exact")
     assert (real.algo.commit.metric, real.algo.commit.pool_size, real.warmstart.episodes) == ("greedy", 16, 300)
     assert "addition" not in real.env.problem_types
+    # the held-out line reads every problem of the split it plays (a larger heldout_tasks would be cut to the split)
+    assert tiny.algo.heldout_tasks == tiny.env.eval_in_distribution_size == 1000
     # Recovery: off for the tiny model, which cannot read the repair teacher's reference; a real model keeps it
     assert (tiny.algo.recovery.enabled, real.algo.recovery.enabled) == (False, True)
