@@ -4,8 +4,8 @@ EVOHEIR's Recovery distils a repair teacher (the recipient reading the question 
 solution that reaches the label) into the recipient on the questions it failed. That teaches
 something only if the teacher uses the reference. This plays ``--problems`` fresh generator
 problems of the run's environment greedily with each policy twice: as the question alone, and as
-the repair teacher reads it (``recovery.repair_question``: the question, then the expert's reply as
-the reference). A teacher that reads scores near 100% with the reference.
+the repair teacher reads it (``pre_round_warmup.with_expert_reference``: the question, then the expert's
+reply as the reference, the form the pre-round warm-up teaches). A teacher that reads scores near 100% with the reference.
 
     .venv/bin/python -m bench.methods.evoheir.teacher_reads_reference <run folder> [<run folder> ...]
         [--problems 200] [--entry NAME]
@@ -34,8 +34,8 @@ from coevo.core.config import validate
 from coevo.core.evaluation import evaluate
 from coevo.core.policy.builders import load_pretrained
 from coevo.evoheir.math_env import Problem
+from coevo.evoheir.pre_round_warmup import with_expert_reference
 from coevo.evoheir.proposed_env import PROPOSED, ProposedMathEnv
-from coevo.evoheir.recovery import repair_question
 
 ROOT = Path(__file__).resolve().parents[3]
 FIRST_ITEM = 9_000_000  # a train-split region no pool of a run uses
@@ -57,7 +57,7 @@ def probe(run: str, problems: int) -> dict:
     model, tokenizer = load_pretrained(model_folder(run))
     model.eval()
     plain = [env.problem(env.task("train", FIRST_ITEM + i)) for i in range(problems)]
-    shown = [Problem(repair_question(p.text, env.expert_reply(p.answer)), p.answer, p.problem_type) for p in plain]
+    shown = with_expert_reference(env, plain)
     return {"run": run, "problems": problems,
             "greedy_success_question_alone": success(model, tokenizer, env.config, settings.agent, plain),
             "greedy_success_with_reference": success(model, tokenizer, env.config, settings.agent, shown),

@@ -28,11 +28,16 @@ from coevo.evoheir.recovery import repair_question
 from coevo.evoheir.scout import scout_warmup_examples
 
 
+def with_expert_reference(env: MathEnv, problems: list[Problem]) -> list[Problem]:
+    """``problems`` as Recovery's repair teacher reads them, the env expert's reply as each one's reference."""
+    return [Problem(repair_question(p.text, env.expert_reply(p.answer)), p.answer, p.problem_type) for p in problems]
+
+
 def reference_reading_examples(env: MathEnv, agent: AgentSettings, n: int, first_index: int) -> list:
     """``n`` conversations: the train problem at ``first_index + i`` with the expert's reply as its reference
     (what Recovery's repair teacher reads), answered with that reply."""
     problems = [env.problem(env.task("train", i)) for i in range(first_index, first_index + n)]
-    shown = [Problem(repair_question(p.text, env.expert_reply(p.answer)), p.answer, p.problem_type) for p in problems]
+    shown = with_expert_reference(env, problems)
     return collect_expert_examples(ProposedMathEnv(env.config, shown), agent.prompt, n, PROPOSED, 0).examples
 
 

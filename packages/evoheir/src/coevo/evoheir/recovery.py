@@ -131,20 +131,21 @@ def recover(
     repair_problems = [Problem(repair_question(r.question, r.reference), r.answer, r.problem_type)
                        for r in records]
     teacher_envs, teacher_tasks = proposed_envs(math_config, repair_problems, 1)
-    items, tokens = [], 0
+    items, shown, tokens = [], [], 0  # shown: D_repair's questions with their references
     for episode, task in zip(episodes, teacher_tasks):
         turn = episode.turns[0] if episode.turns else None
         tokens += len(turn.prompt_ids) + len(turn.response_ids) if turn else 0
         if turn is None or not turn.response_ids:
             continue
         repair = not episode.won
+        if repair:
+            shown.append(repair_problems[task.index])
         teacher_prompt = _prompt_ids(tokenizer, agent, teacher_envs[0], task) if repair else turn.prompt_ids
         n = len(turn.response_ids)
         items.append(_Item(turn.prompt_ids + turn.response_ids, teacher_prompt + turn.response_ids,
                            len(turn.prompt_ids), len(teacher_prompt), n, repair))
     outcome = RecoveryOutcome(None, sum(i.repair for i in items), sum(not i.repair for i in items))
     outcome.success_before = sum(ep.won for ep in episodes) / len(episodes)
-    shown = [problem for problem, episode in zip(repair_problems, episodes) if not episode.won]
     if shown:
         with evaluation_guard(model):
             taught = _attempts(loop, math_config, shown)
