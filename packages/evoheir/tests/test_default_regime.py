@@ -42,6 +42,9 @@ def test_the_tiny_models_regime_stays_off_real_models(tmp_path):
     real = compose_fast(CONFIG_DIR, ["algo=evoheir", "model=hf", "model.path=/nonexistent"], tmp_path / "cache",
                         tmp_path / "run", base=[])
     assert (tiny.algo.commit.metric, tiny.algo.commit.pool_size, tiny.algo.verifier) == ("greedy", 256, "exact")
+    # 24 Scout problems a step, 8 Learner answers each (192 a step, as 32 x 6 in smaller groups); real: 16 x 6
+    assert (tiny.algo.scout.attempts, tiny.algo.scout.consensus_answers) == (24, 8)
+    assert (real.algo.scout.attempts, real.algo.scout.consensus_answers) == (16, 6)
     assert (real.algo.commit.metric, real.algo.commit.pool_size, real.warmstart.episodes) == ("greedy", 16, 300)
     assert "addition" not in real.env.problem_types
     # the held-out line reads every problem of the split it plays (a larger heldout_tasks would be cut to the split)
